@@ -1,0 +1,134 @@
+# cfsbw: one non-recursive Makefile.
+#
+#   make                 library, command and tests, into $(BUILD)
+#   make test            every test; ends with "N passed, N failed"
+#   make bench           benchmarks (never part of make test)
+#   make demo            the main job: cfsbw demo
+#   make install         PREFIX=/usr/local DESTDIR=
+#   make CC=clang        any C11 compiler
+#   make SANITIZE=address,undefined   sanitizer build (its own BUILD dir)
+#   make MODE=debug      -O0 -g
+
+CC ?= cc
+MODE ?= release
+SANITIZE ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+ifeq ($(SANITIZE),)
+BUILD ?= build
+else
+BUILD ?= build/san
+endif
+
+WARNINGS := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wconversion -Wsign-conversion -Wformat=2 -Wundef \
+	-Wvla -Wimplicit-fallthrough -Wswitch-enum -Wcast-qual -Wwrite-strings \
+	-Werror
+
+ifeq ($(MODE),debug)
+OPT := -O0 -g3
+else
+OPT := -O2 -g
+endif
+
+CFLAGS ?= $(OPT)
+ALL_CFLAGS := -std=c11 $(WARNINGS) $(CFLAGS) -MMD -MP -Iinclude -Isrc
+ALL_LDFLAGS := $(LDFLAGS)
+LDLIBS := -lm -pthread
+
+ifneq ($(SANITIZE),)
+ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+ALL_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+
+# The core and the simulator are plain C11; the host driver, the command,
+# the tests and the benchmarks use POSIX and Linux interfaces.
+POSIX_CPPFLAGS := -D_GNU_SOURCE
+
+CORE_SRC := $(wildcard src/core/*.c)
+SIM_SRC := $(wildcard src/sim/*.c)
+HOST_SRC := $(wildcard src/host/*.c)
+CLI_SRC := $(wildcard src/cli/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_LIB_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
+BENCH_SRC := $(wildcard bench/bench_*.c)
+# Small programs the tests and benchmarks run as workloads (busy loops,
+# threads, fork trees): one program per file, no library.
+PROG_SRC := $(wildcard tests/progs/*.c)
+
+LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(SIM_SRC) $(HOST_SRC))
+CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
+TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(TEST_LIB_SRC))
+TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+PROG_BIN := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(PROG_SRC))
+
+LIB := $(BUILD)/libcfsbw.a
+BIN := $(BUILD)/cfsbw
+
+.PHONY: all test bench demo install uninstall clean
+
+all: $(LIB) $(BIN) $(TEST_BIN) $(BENCH_BIN) $(PROG_BIN)
+
+$(BUILD)/src/host/%.o $(BUILD)/src/cli/%.o $(BUILD)/tests/%.o $(BUILD)/bench/%.o: \
+	EXTRA_CPPFLAGS := $(POSIX_CPPFLAGS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(EXTRA_CPPFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(LIB) $(LDLIBS)
+
+$(BUILD)/tests/progs/%: $(BUILD)/tests/progs/%.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LDLIBS)
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# Each test program prints one line per test and a final
+# "# N passed, N failed"; tests/run.sh adds them up.
+# The test programs find the command in CFSBW_BIN and the workload programs
+# in CFSBW_PROGS.
+TEST_ENV := CFSBW_BIN=$(abspath $(BIN)) CFSBW_PROGS=$(abspath $(BUILD)/tests/progs)
+
+test: $(TEST_BIN) $(BIN) $(PROG_BIN)
+	@$(TEST_ENV) sh tests/run.sh $(TEST_BIN)
+
+# Benchmarks: each bench/bench_*.c program, then each bench/*.sh script.
+bench: $(BENCH_BIN) $(BIN) $(PROG_BIN)
+	@for b in $(BENCH_BIN); do $(TEST_ENV) $$b || exit 1; done
+	@for s in $(wildcard bench/*.sh); do $(TEST_ENV) sh $$s || exit 1; done
+
+demo: $(BIN)
+	$(BIN) demo
+
+install: $(LIB) $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cfsbw
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libcfsbw.a
+	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(shell sed -n 's/^#define CFSBW_VERSION "\(.*\)"/\1/p' include/cfsbw.h)|' \
+		cfsbw.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/cfsbw.pc
+	if [ -f man/cfsbw.1 ]; then install -m 644 man/cfsbw.1 $(DESTDIR)$(PREFIX)/share/man/man1/; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/cfsbw $(DESTDIR)$(PREFIX)/lib/libcfsbw.a \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/cfsbw.pc \
+		$(DESTDIR)$(PREFIX)/share/man/man1/cfsbw.1
+	for h in include/*.h; do rm -f $(DESTDIR)$(PREFIX)/$$h; done
+
+clean:
+	rm -rf build
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

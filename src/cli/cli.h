@@ -1,0 +1,13 @@
+/*
+ * cli.h - the cfsbw command's subcommands.  Each takes the arguments after
+ * its own name (argv[0] is the subcommand) and returns the process's exit
+ * status: 0 success, 2 bad usage or input, otherwise as documented.
+ */
+#ifndef CFSBW_CLI_H
+#define CFSBW_CLI_H
+
+int cli_run_main(int argc, char **argv);  /* cfsbw run: src/cli/run.c */
+int cli_sim_main(int argc, char **argv);  /* cfsbw sim: src/cli/sim.c */
+int cli_demo_main(int argc, char **argv); /* cfsbw demo: src/cli/demo.c */
+
+#endif

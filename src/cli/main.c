@@ -1,0 +1,44 @@
+/* main.c - the cfsbw command: dispatches to its subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cfsbw.h"
+#include "cli/cli.h"
+
+static const char usage[] =
+	"usage: cfsbw COMMAND [ARGS...]\n"
+	"\n"
+	"CFS bandwidth control (CPU hard limits) without root or cgroups.\n"
+	"\n"
+	"commands:\n"
+	"  run   hold a command, or running processes, to a CPU quota per period\n"
+	"  sim   simulate a scenario of groups and tasks on 1..4096 virtual CPUs\n"
+	"  demo  the seeds' three examples, on real processes and in the simulator\n"
+	"\n"
+	"  cfsbw COMMAND --help   the command's own options\n"
+	"  cfsbw --version\n";
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		printf("cfsbw %s\n", CFSBW_VERSION);
+		return 0;
+	}
+	if (!strcmp(cmd, "run"))
+		return cli_run_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sim"))
+		return cli_sim_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "demo"))
+		return cli_demo_main(argc - 1, argv + 1);
+	fprintf(stderr, "cfsbw: unknown command '%s'\n\n%s", cmd, usage);
+	return 2;
+}

@@ -1,0 +1,115 @@
+/*
+ * harness.h - the test harness: a table of tests per program, assertions
+ * that print both operands with file and line (and work under NDEBUG), and a
+ * closing "# N passed, N failed" line that tests/run.sh adds up.
+ *
+ * A test file defines its tests with TEST(name, "rule"), lists them in
+ * TEST_LIST, and ends with TEST_MAIN().  A failing assertion prints the
+ * rule the test checks, then returns from the test.
+ */
+#ifndef CFSBW_TEST_HARNESS_H
+#define CFSBW_TEST_HARNESS_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct test_case {
+	const char *name;
+	const char *rule; /* the SPEC rule(s) checked, e.g. "R6" */
+	void (*fn)(void);
+};
+
+/* Set by a failing assertion; read by the runner. */
+extern int test_failed;
+extern const char *test_rule;
+
+int test_main(const struct test_case *tests, size_t count, int argc,
+	      char **argv);
+
+#define TEST(name, rule)                                                       \
+	static void test_##name(void);                                         \
+	static const char test_rule_##name[] = rule;                           \
+	static void test_##name(void)
+
+#define TEST_ENTRY(name) {#name, test_rule_##name, test_##name},
+
+#define TEST_MAIN(...)                                                         \
+	int main(int argc, char **argv)                                        \
+	{                                                                      \
+		static const struct test_case tests[] = {__VA_ARGS__};         \
+		return test_main(tests, sizeof tests / sizeof tests[0], argc,  \
+				 argv);                                        \
+	}
+
+#define TEST_FAIL_AT(...)                                                      \
+	do {                                                                   \
+		fprintf(stderr, "    %s:%d: [%s] ", __FILE__, __LINE__,        \
+			test_rule);                                            \
+		fprintf(stderr, __VA_ARGS__);                                  \
+		fputc('\n', stderr);                                           \
+		test_failed = 1;                                               \
+	} while (0)
+
+/* Integer comparison: ASSERT_INT(a, ==, b) prints both values. */
+#define ASSERT_INT(a, op, b)                                                   \
+	do {                                                                   \
+		long long a_ = (long long)(a), b_ = (long long)(b);            \
+		if (!(a_ op b_)) {                                             \
+			TEST_FAIL_AT("%s %s %s: %lld vs %lld", #a, #op, #b,    \
+				     a_, b_);                                  \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+#define ASSERT_UINT(a, op, b)                                                  \
+	do {                                                                   \
+		unsigned long long a_ = (unsigned long long)(a),               \
+				   b_ = (unsigned long long)(b);               \
+		if (!(a_ op b_)) {                                             \
+			TEST_FAIL_AT("%s %s %s: %llu vs %llu", #a, #op, #b,    \
+				     a_, b_);                                  \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+/* |a - b| <= tol, as doubles. */
+#define ASSERT_NEAR(a, b, tol)                                                 \
+	do {                                                                   \
+		double a_ = (double)(a), b_ = (double)(b),                     \
+		       t_ = (double)(tol);                                     \
+		if (!(a_ - b_ <= t_ && b_ - a_ <= t_)) {                       \
+			TEST_FAIL_AT("%s ~ %s (tol %g): %.6g vs %.6g", #a, #b, \
+				     t_, a_, b_);                              \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+#define ASSERT_TRUE(c)                                                         \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			TEST_FAIL_AT("expected true: %s", #c);                 \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+#define ASSERT_FALSE(c)                                                        \
+	do {                                                                   \
+		if (c) {                                                       \
+			TEST_FAIL_AT("expected false: %s", #c);                \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+#define ASSERT_STR(a, b)                                                       \
+	do {                                                                   \
+		const char *a_ = (a), *b_ = (b);                               \
+		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                       \
+			TEST_FAIL_AT("%s == %s: \"%s\" vs \"%s\"", #a, #b,     \
+				     a_ ? a_ : "(null)", b_ ? b_ : "(null)"); \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+#endif
