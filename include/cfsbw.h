@@ -220,6 +220,11 @@ void cfsbw_group_stats(struct cfsbw_group *g, struct cfsbw_stats *out);
  * Returns true when the task must stop running on rq: an account on its
  * path is throttled (R7, R11); the throttle callback has fired for each
  * account that became throttled.  Runs on rq's thread.  Never allocates.
+ *
+ * A charge of 0 ns is the check before a task of g starts running on rq
+ * (upstream's check_enqueue_throttle): an account holding no runtime asks
+ * its pool, and throttles if the pool is dry, so that a runqueue does not
+ * run a tick on credit.  Negative deltas are ignored.
  */
 bool cfsbw_charge(struct cfsbw_group *g, unsigned rq, int64_t delta_ns,
 		  int64_t now_ns);
@@ -249,6 +254,14 @@ bool cfsbw_account_throttled(const struct cfsbw_group *g, unsigned rq);
 /* runtime_remaining of g's account on rq, in ns (CFSBW_RUNTIME_INF when
  * the group is unlimited). */
 int64_t cfsbw_account_runtime_ns(const struct cfsbw_group *g, unsigned rq);
+
+/*
+ * The runtime a task of g may use on rq before the next charge must ask a
+ * pool: the least runtime_remaining over g's limited path (R5), or
+ * CFSBW_RUNTIME_INF when nothing above g is limited.  A value <= 0 means
+ * the next charge asks for a slice.  Drivers arm CPU-time timers with it.
+ */
+int64_t cfsbw_runtime_left_ns(struct cfsbw_group *g, unsigned rq);
 
 /*
  * Timers (R10).  The driver calls these when a timer the core asked for

@@ -1,0 +1,121 @@
+/*
+ * hardlimits.c - Bharata Rao's "CFS hard limits v5" (seeds 009-011), kept
+ * as a second policy to compare with v4 on the same work.
+ *
+ * The group's runtime is per runqueue, as for real-time groups: every
+ * account may use hl_runtime of CPU per period (at first, the group's
+ * runtime).  The account's runtime_remaining is hl_runtime minus the time
+ * used this period.  An account that exceeds its runtime first borrows
+ * from the group's other accounts, from each 1/n of its spare runtime,
+ * never holding more than a whole period (do_balance_runtime); only then
+ * is it throttled.  At each period the time used decays by one runtime per
+ * period elapsed, and a throttled account whose used time falls below its
+ * runtime runs again.  Borrowed runtime stays where it went until the
+ * group is reconfigured or a runqueue goes away, which first reclaims
+ * what it lent.
+ *
+ * Borrowing reads and writes other runqueues' accounts: this policy is
+ * meant for single-threaded drivers (the simulator).  Its refresh walks
+ * every runqueue, which is one of the costs the v4 design avoids.
+ */
+#include "core/bandwidth.h"
+
+/* Borrow for a from the group's other accounts.  Pool lock held. */
+static void hardlimits_borrow(struct cfsbw_group *g, struct cfsbw_account *a)
+{
+	unsigned n = g->tree->nr_rq;
+	int64_t period = g->pool.period_ns;
+
+	for (unsigned i = 0; i < n && a->hl_runtime < period; i++) {
+		struct cfsbw_account *it = &g->acct[i];
+		if (it == a)
+			continue;
+		int64_t spare = it->runtime_remaining; /* runtime - time */
+		if (spare <= 0)
+			continue;
+		int64_t diff = spare / (int64_t)n;
+		if (a->hl_runtime + diff > period)
+			diff = period - a->hl_runtime;
+		it->hl_runtime -= diff;
+		it->runtime_remaining -= diff;
+		a->hl_runtime += diff;
+		a->runtime_remaining += diff;
+	}
+}
+
+bool __hardlimits_charge(struct cfsbw_group *g, struct cfsbw_account *a,
+			 int64_t now_ns)
+{
+	__pool_start_timer(g, now_ns);
+	if (a->runtime_remaining >= 0)
+		return false;
+	hardlimits_borrow(g, a);
+	if (a->runtime_remaining >= 0)
+		return false;
+	__account_throttle(g, a, now_ns);
+	return true;
+}
+
+bool __hardlimits_refresh(struct cfsbw_group *g, int64_t overrun,
+			  int64_t now_ns)
+{
+	struct cfsbw_pool *pool = &g->pool;
+	bool any_throttled = !list_empty(&pool->throttled);
+	bool idle = true;
+
+	pool->stats.nr_periods += (uint64_t)overrun;
+	if (any_throttled)
+		pool->stats.nr_throttled++;
+	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++) {
+		struct cfsbw_account *a = &g->acct[rq];
+		bool throttled = account_is_throttled(a);
+		if (throttled)
+			hardlimits_borrow(g, a);
+		int64_t runtime = a->hl_runtime;
+		int64_t used = runtime - a->runtime_remaining;
+		int64_t decay = overrun * runtime;
+		used -= used < decay ? used : decay;
+		if (used < 0)
+			used = 0;
+		a->runtime_remaining = runtime - used;
+		if (used > 0 || a->h_nr_running > 0)
+			idle = false;
+		if (throttled && a->runtime_remaining > 0)
+			__account_unthrottle(g, a, now_ns);
+	}
+	return !idle || !list_empty(&pool->throttled);
+}
+
+void __hardlimits_reset(struct cfsbw_group *g)
+{
+	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++) {
+		g->acct[rq].hl_runtime = g->pool.quota_ns;
+		g->acct[rq].runtime_remaining = g->pool.quota_ns;
+	}
+}
+
+/*
+ * The runqueue of a goes away: first take back what it lent, or give back
+ * what it borrowed (__disable_runtime), then reset it for reuse.
+ */
+void __hardlimits_offline(struct cfsbw_group *g, struct cfsbw_account *a)
+{
+	int64_t want = g->pool.quota_ns - a->hl_runtime;
+
+	for (unsigned i = 0; i < g->tree->nr_rq && want != 0; i++) {
+		struct cfsbw_account *it = &g->acct[i];
+		if (it == a)
+			continue;
+		int64_t diff = want;
+		if (want > 0) {
+			diff = it->hl_runtime < want ? it->hl_runtime : want;
+			if (diff <= 0)
+				continue;
+		}
+		it->hl_runtime -= diff;
+		it->runtime_remaining -= diff;
+		want -= diff;
+	}
+	a->hl_runtime = g->pool.quota_ns;
+	a->runtime_remaining = g->pool.quota_ns;
+}
