@@ -1,0 +1,356 @@
+/*
+ * test_core_refresh.c - the period timer and the refresh (R10),
+ * reconfiguration (R4) and the statistics (R12) in the v4 policy, with
+ * hand-worked numbers.
+ */
+#include <errno.h>
+
+#include "core_driver.h"
+#include "harness.h"
+
+/* One rq, quota 100 ms / 500 ms, 4 ms ticks: throttled at 100 ms. */
+static struct cfsbw_group *throttle_at_100ms(struct drv *d)
+{
+	struct cfsbw_group *g = drv_group(d, "/g", 100000, 500000);
+	drv_enqueue(d, g, 0);
+	for (int k = 1; k <= 25; k++) {
+		d->now = MS(4) * k;
+		drv_charge(d, g, 0, MS(4));
+	}
+	return g;
+}
+
+/*
+ * R10/R12 worked example: the timer asked for at the first enqueue (t = 0)
+ * expires at 500 ms; the refresh refills the pool to 100 ms, gives the
+ * throttled account one slice (10 ms) and unthrottles it at 500 ms:
+ * nr_periods 1, nr_throttled 1, throttled_time 500 - 100 = 400 ms.
+ */
+TEST(refresh_worked_example, "R10")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = throttle_at_100ms(&d);
+	struct drv_group *dg = drv_of(g);
+	ASSERT_TRUE(cfsbw_account_throttled(g, 0));
+	ASSERT_UINT(dg->nr_period_starts, ==, 1);
+	ASSERT_INT(dg->period_expiry, ==, MS(500));
+	drv_clear(&d);
+
+	drv_advance(&d, MS(500));
+	ASSERT_UINT(dg->nr_fires, ==, 1);
+	ASSERT_UINT(drv_count(&d, DRV_UNTHROTTLE, g, 0), ==, 1);
+	ASSERT_INT(d.ev[0].now, ==, MS(500));
+	ASSERT_FALSE(cfsbw_account_throttled(g, 0));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, MS(10));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(90));
+	/* The task is still runnable: the timer goes on, one period later. */
+	ASSERT_INT(dg->period_expiry, ==, MS(1000));
+
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 1);
+	ASSERT_UINT(st.nr_throttled, ==, 1);
+	ASSERT_UINT(st.throttled_time, ==, MS(400));
+	char buf[256];
+	ASSERT_INT(cfsbw_file_read(g, "cpu.stat", buf, sizeof buf), >, 0);
+	ASSERT_STR(buf, "nr_periods 1\nnr_throttled 1\nthrottled_time 400000000\n");
+	ASSERT_UINT(d.nr_bad_events, ==, 0);
+	ASSERT_UINT(dg->nr_double_starts, ==, 0);
+	drv_fini(&d);
+}
+
+/*
+ * R10: throttled accounts are served in the order they throttled, one
+ * slice each while the pool lasts.  quota 20 ms, slice 10 ms, 4 rqs:
+ * rq2 and rq0 take the two slices; then rq3 (t 8), rq1 (t 10), rq2 (t 12,
+ * at 0) and rq0 (t 14, at -1 ms) throttle in that order.  The refresh at
+ * 500 ms has 20 ms: rq3 and rq1 run again, rq2 and rq0 wait for 1000 ms.
+ */
+TEST(refresh_serves_in_throttle_order, "R10")
+{
+	struct drv d;
+	drv_init(&d, 4, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 20000, 500000);
+	for (unsigned rq = 0; rq < 4; rq++)
+		drv_enqueue(&d, g, rq);
+	d.now = MS(4);
+	ASSERT_FALSE(drv_charge(&d, g, 2, MS(4)));
+	ASSERT_FALSE(drv_charge(&d, g, 0, MS(4)));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, 0);
+	d.now = MS(8);
+	ASSERT_TRUE(drv_charge(&d, g, 3, MS(4)));
+	d.now = MS(10);
+	ASSERT_TRUE(drv_charge(&d, g, 1, MS(4)));
+	d.now = MS(12);
+	ASSERT_TRUE(drv_charge(&d, g, 2, MS(6)));
+	d.now = MS(14);
+	ASSERT_TRUE(drv_charge(&d, g, 0, MS(7)));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, -MS(1));
+	ASSERT_UINT(drv_count(&d, DRV_THROTTLE, g, DRV_ANY_RQ), ==, 4);
+	ASSERT_UINT(cfsbw_rq_nr_running(d.tree, 0), ==, 0);
+	drv_clear(&d);
+
+	drv_advance(&d, MS(500));
+	ASSERT_UINT(d.nev, ==, 2);
+	ASSERT_TRUE(d.ev[0].kind == DRV_UNTHROTTLE && d.ev[0].rq == 3);
+	ASSERT_TRUE(d.ev[1].kind == DRV_UNTHROTTLE && d.ev[1].rq == 1);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 3), ==, MS(6));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 1), ==, MS(6));
+	ASSERT_TRUE(cfsbw_account_throttled(g, 2));
+	ASSERT_TRUE(cfsbw_account_throttled(g, 0));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, 0);
+	ASSERT_UINT(cfsbw_rq_nr_running(d.tree, 3), ==, 1);
+	ASSERT_UINT(cfsbw_rq_nr_running(d.tree, 2), ==, 0);
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 1);
+	ASSERT_UINT(st.nr_throttled, ==, 1); /* one per refresh, not per rq */
+	ASSERT_UINT(st.throttled_time, ==, MS(492) + MS(490));
+	drv_clear(&d);
+
+	drv_advance(&d, MS(1000));
+	ASSERT_UINT(d.nev, ==, 2);
+	ASSERT_TRUE(d.ev[0].kind == DRV_UNTHROTTLE && d.ev[0].rq == 2);
+	ASSERT_TRUE(d.ev[1].kind == DRV_UNTHROTTLE && d.ev[1].rq == 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 2), ==, MS(10));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, MS(9));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, 0);
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 2);
+	ASSERT_UINT(st.nr_throttled, ==, 2);
+	ASSERT_UINT(st.throttled_time, ==, MS(982) + MS(988) + MS(986));
+	ASSERT_UINT(st.throttled_time, ==, drv_of(g)->throttled_time);
+	ASSERT_UINT(d.nr_bad_events, ==, 0);
+	drv_fini(&d);
+}
+
+/* R10: an expiry late by k periods counts k periods (and one throttled
+ * refresh in v4); the pool is refilled to quota, not k times quota. */
+TEST(late_expiry_counts_overrun, "R10")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = throttle_at_100ms(&d);
+	d.now = MS(1750); /* expiry 500 ms, late by 2.5 periods: k = 3 */
+	int64_t next = drv_fire_period(&d, g);
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 3);
+	ASSERT_UINT(st.nr_throttled, ==, 1);
+	ASSERT_UINT(st.throttled_time, ==, MS(1650));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(90));
+	ASSERT_INT(next, >, MS(1750));
+	ASSERT_INT(next, <=, MS(2250));
+	drv_fini(&d);
+}
+
+/* R10: the timer starts at the first enqueue, once; it stops after a
+ * refresh that finds no runnable task; the next enqueue starts it again. */
+TEST(timer_start_and_stop, "R10")
+{
+	struct drv d;
+	drv_init(&d, 2, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 100000, 0);
+	struct cfsbw_group *u = drv_group(&d, "/u", -1, 0);
+	struct drv_group *dg = drv_of(g);
+	ASSERT_UINT(dg->nr_period_starts, ==, 0);
+	d.now = MS(3);
+	drv_enqueue(&d, u, 0);
+	ASSERT_UINT(drv_of(u)->nr_period_starts, ==, 0); /* unlimited */
+	drv_enqueue(&d, g, 0);
+	drv_enqueue(&d, g, 1);
+	drv_enqueue(&d, g, 1);
+	ASSERT_UINT(dg->nr_period_starts, ==, 1);
+	ASSERT_INT(dg->period_expiry, >, MS(3));
+	ASSERT_INT(dg->period_expiry, <=, MS(503));
+	int64_t first = dg->period_expiry;
+	d.now = MS(7);
+	drv_charge(&d, g, 1, MS(4));
+	drv_dequeue(&d, g, 0);
+	drv_dequeue(&d, g, 1);
+	/* A task left on rq 1: the refresh keeps the timer. */
+	drv_advance(&d, first);
+	ASSERT_INT(dg->period_expiry, ==, first + MS(500));
+	drv_dequeue(&d, g, 1);
+	drv_advance(&d, first + MS(500));
+	ASSERT_INT(dg->period_expiry, ==, -1); /* stopped */
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 2);
+	ASSERT_UINT(st.nr_throttled, ==, 0);
+	/* Nothing fires while stopped; an enqueue starts it again. */
+	drv_advance(&d, MS(5000));
+	d.now = MS(5001);
+	drv_enqueue(&d, g, 1);
+	ASSERT_UINT(dg->nr_period_starts, ==, 2);
+	ASSERT_INT(dg->period_expiry, >, MS(5001));
+	ASSERT_INT(dg->period_expiry, <=, MS(5501));
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 2);
+	ASSERT_UINT(dg->nr_double_starts, ==, 0);
+	drv_fini(&d);
+}
+
+/* R10/R11: a task of an unlimited child is runnable in its limited
+ * parent too: the parent's timer starts. */
+TEST(timer_starts_for_limited_ancestor, "R10")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *p = drv_group(&d, "/p", 50000, 0);
+	struct cfsbw_group *c = drv_group(&d, "/p/c", -1, 0);
+	drv_enqueue(&d, c, 0);
+	ASSERT_UINT(drv_of(p)->nr_period_starts, ==, 1);
+	drv_fini(&d);
+}
+
+/*
+ * R4: a quota write refills the pool, resets every account (v4: nothing
+ * assigned) and unthrottles at once, counting the throttled time; the
+ * statistics are kept.
+ */
+TEST(reconfig_resets_and_unthrottles, "R4")
+{
+	struct drv d;
+	drv_init(&d, 2, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 10000, 0);
+	drv_enqueue(&d, g, 0);
+	drv_enqueue(&d, g, 1);
+	d.now = MS(4);
+	drv_charge(&d, g, 1, MS(4)); /* rq1 holds 6 ms, pool 0 */
+	d.now = MS(100);
+	ASSERT_TRUE(drv_charge(&d, g, 0, MS(4)));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 1), ==, MS(6));
+	drv_advance(&d, MS(500));
+	d.now = MS(600);
+	ASSERT_TRUE(drv_charge(&d, g, 1, MS(30))); /* -24, pool had 0 */
+	struct cfsbw_stats before;
+	cfsbw_group_stats(g, &before);
+	drv_clear(&d);
+
+	d.now = MS(700);
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_quota_us", "50000\n"), ==, 0);
+	ASSERT_UINT(drv_count(&d, DRV_UNTHROTTLE, g, 1), ==, 1);
+	ASSERT_UINT(d.nev, ==, 1);
+	ASSERT_FALSE(cfsbw_throttled(g, 1));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(50));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 1), ==, 0);
+	struct cfsbw_stats after;
+	cfsbw_group_stats(g, &after);
+	ASSERT_UINT(after.nr_periods, ==, before.nr_periods);
+	ASSERT_UINT(after.nr_throttled, ==, before.nr_throttled);
+	ASSERT_UINT(after.throttled_time, ==, before.throttled_time + MS(100));
+	ASSERT_UINT(d.nr_bad_events, ==, 0);
+
+	/* A period write does the same. */
+	d.now = MS(710);
+	drv_charge(&d, g, 0, MS(3));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(40));
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_period_us", "250000"), ==, 0);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(50));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, 0);
+	ASSERT_INT(cfsbw_group_period_ns(g), ==, MS(250));
+
+	/* Unlimited: accounts hold infinite runtime. */
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_quota_us", "-1"), ==, 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, CFSBW_RUNTIME_INF);
+	d.now = MS(2000);
+	ASSERT_FALSE(drv_charge(&d, g, 0, MS(1000)));
+	drv_fini(&d);
+}
+
+/* R4/R2: a rejected write changes nothing: the throttled account stays
+ * throttled, the pool and accounts keep their values, no callback. */
+TEST(rejected_write_changes_nothing, "R4")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = throttle_at_100ms(&d);
+	drv_clear(&d);
+	d.now = MS(200);
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_quota_us", "999"), ==, -EINVAL);
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_period_us", "2000000"), ==, -EINVAL);
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_quota_us", "abc"), ==, -EINVAL);
+	ASSERT_UINT(d.nev, ==, 0);
+	ASSERT_TRUE(cfsbw_account_throttled(g, 0));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, 0);
+	ASSERT_INT(cfsbw_group_quota_ns(g), ==, MS(100));
+	drv_fini(&d);
+}
+
+/* R12: throttled_time sums over accounts, so it can exceed wall time; the
+ * statistics never go backwards across refreshes and writes. */
+TEST(stats_sum_over_rqs, "R12")
+{
+	struct drv d;
+	drv_init(&d, 4, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 1000, 0); /* 1 ms */
+	for (unsigned rq = 0; rq < 4; rq++)
+		drv_enqueue(&d, g, rq);
+	d.now = MS(1);
+	for (unsigned rq = 0; rq < 4; rq++)
+		ASSERT_TRUE(drv_charge(&d, g, rq, MS(1)));
+	/* Each refresh has 1 ms for four accounts in debt: they take turns. */
+	struct cfsbw_stats prev = {0}, st;
+	for (int p = 1; p <= 6; p++) {
+		drv_advance(&d, MS(500) * p);
+		cfsbw_group_stats(g, &st);
+		ASSERT_UINT(st.nr_periods, ==, (unsigned)p);
+		ASSERT_UINT(st.nr_throttled, ==, (unsigned)p);
+		ASSERT_UINT(st.throttled_time, >=, prev.throttled_time);
+		ASSERT_UINT(st.throttled_time, ==, drv_of(g)->throttled_time);
+		prev = st;
+		/* The unthrottled rq runs its 1 ms and throttles again. */
+		d.now = MS(500) * p + MS(1);
+		for (unsigned rq = 0; rq < 4; rq++)
+			if (!cfsbw_throttled(g, rq))
+				ASSERT_TRUE(drv_charge(&d, g, rq, MS(1)));
+	}
+	/* Closed intervals after 3 s of 4 rqs: 499 + 1499 + 2499 ms. */
+	ASSERT_UINT(st.throttled_time, >, MS(3000));
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_quota_us", "-1"), ==, 0);
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, prev.nr_periods);
+	ASSERT_UINT(st.throttled_time, >=, prev.throttled_time);
+	ASSERT_UINT(st.throttled_time, ==, drv_of(g)->throttled_time);
+	ASSERT_UINT(d.nr_bad_events, ==, 0);
+	drv_fini(&d);
+}
+
+/* R12: a group that never throttles has nr_throttled 0 and throttled
+ * time 0, and cpu.stat rejects writes. */
+TEST(stats_untouched_without_throttling, "R12")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 100000, 0);
+	drv_enqueue(&d, g, 0);
+	/* 50 ms of 100 ms per period, in 5 ms ticks. */
+	for (int p = 0; p < 4; p++) {
+		for (int k = 1; k <= 10; k++) {
+			d.now = MS(500) * p + MS(5) * k;
+			ASSERT_FALSE(drv_charge(&d, g, 0, MS(5)));
+		}
+		drv_advance(&d, MS(500) * (p + 1));
+	}
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 4);
+	ASSERT_UINT(st.nr_throttled, ==, 0);
+	ASSERT_UINT(st.throttled_time, ==, 0);
+	ASSERT_INT(drv_write(&d, g, "cpu.stat", "0"), ==, -EINVAL);
+	drv_fini(&d);
+}
+
+TEST_MAIN(TEST_ENTRY(refresh_worked_example)
+	  TEST_ENTRY(refresh_serves_in_throttle_order)
+	  TEST_ENTRY(late_expiry_counts_overrun)
+	  TEST_ENTRY(timer_start_and_stop)
+	  TEST_ENTRY(timer_starts_for_limited_ancestor)
+	  TEST_ENTRY(reconfig_resets_and_unthrottles)
+	  TEST_ENTRY(rejected_write_changes_nothing)
+	  TEST_ENTRY(stats_sum_over_rqs)
+	  TEST_ENTRY(stats_untouched_without_throttling))
