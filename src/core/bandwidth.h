@@ -117,14 +117,18 @@ struct cfsbw_account {
 	struct cfsbw_list throttled_link;
 };
 
-/* The group's global runtime (struct cfs_bandwidth). */
+/*
+ * The group's global runtime (struct cfs_bandwidth).  The configuration,
+ * read on every charge, sits apart from the lock and the state that the
+ * slow path and the timers write, on a cache line of its own.
+ */
 struct cfsbw_pool {
-	struct cfsbw_spinlock lock;
 	/* Configuration: written only by configuration-class calls. */
 	int64_t period_ns;
 	int64_t quota_ns; /* CFSBW_RUNTIME_INF: unlimited */
 	int64_t burst_ns;
 	/* State, under lock. */
+	_Alignas(64) struct cfsbw_spinlock lock;
 	int64_t runtime;      /* R6: left in this period */
 	int64_t runtime_snap; /* upstream: pool just after the last refill */
 	int64_t expires_ns;   /* next period-timer expiry (0: never armed) */
