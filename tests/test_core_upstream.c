@@ -1,0 +1,278 @@
+/*
+ * test_core_upstream.c - the upstream policy (SPEC section 6,
+ * reference/linux-upstream.md section 3): slack return keeping 1 ms, the
+ * 5 ms slack timer and its 7 ms / 2 ms windows, refresh giving
+ * -runtime_remaining + 1, nr_throttled += overrun, burst.
+ *
+ * Where the amount a slice request takes differs between designs, the
+ * tests read it back and check the rule's arithmetic on what they read.
+ */
+#include <errno.h>
+
+#include "core_driver.h"
+#include "harness.h"
+
+/*
+ * Three rqs, quota 20 ms, slice 5 ms.  rq0 and rq2 each take a slice;
+ * rq1 takes one and then is charged exactly enough to empty the pool and
+ * end 1 ms in debt: throttled.  Returns the group.
+ */
+static struct cfsbw_group *slack_setup(struct drv *d, int64_t t0)
+{
+	struct cfsbw_group *g = drv_group(d, "/g", 20000, 0);
+	for (unsigned rq = 0; rq < 3; rq++)
+		drv_enqueue(d, g, rq);
+	d->now = t0 + MS(1);
+	for (unsigned rq = 0; rq < 3; rq++)
+		drv_charge(d, g, rq, MS(1));
+	int64_t pool = cfsbw_group_pool_runtime_ns(g);
+	int64_t rr1 = cfsbw_account_runtime_ns(g, 1);
+	d->now = t0 + MS(12);
+	drv_charge(d, g, 1, rr1 + pool + MS(1));
+	return g;
+}
+
+/*
+ * Slack: an account that goes idle returns all but 1 ms; once the pool
+ * holds more than a slice and something is throttled, a 5 ms slack timer
+ * starts; at expiry it gives the throttled account -runtime + 1.
+ */
+TEST(slack_return_and_timer, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 3, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = slack_setup(&d, 0);
+	struct drv_group *dg = drv_of(g);
+	ASSERT_TRUE(cfsbw_account_throttled(g, 1));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 1), ==, -MS(1));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, 0);
+	ASSERT_INT(dg->period_expiry, >=, MS(50)); /* the refresh is far */
+
+	int64_t rr0 = cfsbw_account_runtime_ns(g, 0);
+	ASSERT_INT(rr0, >, MS(1));
+	ASSERT_INT(rr0, <=, MS(5));
+	d.now = MS(13);
+	drv_dequeue(&d, g, 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, MS(1));
+	int64_t pool = cfsbw_group_pool_runtime_ns(g);
+	ASSERT_INT(pool, ==, rr0 - MS(1));
+	/* The pool does not hold more than a slice: no slack timer. */
+	ASSERT_UINT(dg->nr_slack_starts, ==, 0);
+
+	int64_t rr2 = cfsbw_account_runtime_ns(g, 2);
+	d.now = MS(14);
+	drv_dequeue(&d, g, 2);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 2), ==, MS(1));
+	pool += rr2 - MS(1);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, pool);
+	ASSERT_INT(pool, >, MS(5));
+	ASSERT_UINT(dg->nr_slack_starts, ==, 1);
+	ASSERT_INT(dg->slack_expiry, ==, MS(19));
+	ASSERT_TRUE(cfsbw_account_throttled(g, 1));
+	drv_clear(&d);
+
+	drv_advance(&d, MS(19));
+	ASSERT_UINT(drv_count(&d, DRV_UNTHROTTLE, g, 1), ==, 1);
+	ASSERT_INT(d.ev[0].now, ==, MS(19));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 1), ==, 1);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, pool - MS(1) - 1);
+	ASSERT_UINT(d.nr_bad_events, ==, 0);
+	drv_fini(&d);
+}
+
+/* Slack returns nothing when the account holds 1 ms or less. */
+TEST(slack_keeps_min_runtime, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = drv_group(&d, "/g", 20000, 0);
+	drv_enqueue(&d, g, 0);
+	d.now = MS(1);
+	drv_charge(&d, g, 0, MS(1));
+	int64_t rr = cfsbw_account_runtime_ns(g, 0);
+	d.now = MS(1) + rr - US(500);
+	drv_charge(&d, g, 0, rr - US(500)); /* leaves 500 us */
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, US(500));
+	int64_t pool = cfsbw_group_pool_runtime_ns(g);
+	drv_dequeue(&d, g, 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, US(500));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, pool);
+	drv_fini(&d);
+}
+
+/* No slack timer within 7 ms (5 + 2) of the refresh. */
+TEST(slack_not_started_near_refresh, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 3, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = slack_setup(&d, MS(80));
+	struct drv_group *dg = drv_of(g);
+	int64_t refresh = dg->period_expiry;
+	ASSERT_INT(refresh, >, MS(93) + MS(1));
+	d.now = refresh - MS(7) + US(1);
+	drv_dequeue(&d, g, 0);
+	drv_dequeue(&d, g, 2);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), >, MS(5));
+	ASSERT_UINT(dg->nr_slack_starts, ==, 0);
+	drv_fini(&d);
+}
+
+/* The slack handler does nothing when the refresh is less than 2 ms away
+ * (a slack timer that fired late). */
+TEST(slack_handler_skips_near_refresh, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 3, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = slack_setup(&d, MS(70));
+	struct drv_group *dg = drv_of(g);
+	int64_t refresh = dg->period_expiry;
+	d.now = refresh - MS(8);
+	drv_dequeue(&d, g, 0);
+	drv_dequeue(&d, g, 2);
+	ASSERT_UINT(dg->nr_slack_starts, ==, 1);
+	int64_t pool = cfsbw_group_pool_runtime_ns(g);
+	drv_clear(&d);
+	d.now = refresh - MS(1);
+	cfsbw_slack_timer_fire(g, d.now);
+	ASSERT_UINT(d.nev, ==, 0);
+	ASSERT_TRUE(cfsbw_account_throttled(g, 1));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, pool);
+	drv_fini(&d);
+}
+
+/* v4 has no slack: an account that goes idle keeps its runtime. */
+TEST(v4_keeps_runtime_when_idle, "R6")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 20000, 0);
+	drv_enqueue(&d, g, 0);
+	d.now = MS(1);
+	drv_charge(&d, g, 0, MS(1));
+	drv_dequeue(&d, g, 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, MS(9));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(10));
+	ASSERT_UINT(drv_of(g)->nr_slack_starts, ==, 0);
+	drv_fini(&d);
+}
+
+/*
+ * Refresh: each throttled account receives -runtime_remaining + 1, in
+ * throttle order, and the pool keeps the rest; nr_throttled counts the
+ * overrun (here 3 periods late).
+ */
+TEST(refresh_gives_debt_plus_one, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 2, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = drv_group(&d, "/g", 30000, 0);
+	struct drv_group *dg = drv_of(g);
+	drv_enqueue(&d, g, 0);
+	drv_enqueue(&d, g, 1);
+	/* Busy on both rqs, 1 ms ticks, until both are throttled. */
+	for (int k = 1; k < 100; k++) {
+		d.now = MS(k);
+		for (unsigned rq = 0; rq < 2; rq++)
+			if (!cfsbw_throttled(g, rq))
+				drv_charge(&d, g, rq, MS(1));
+	}
+	ASSERT_TRUE(cfsbw_account_throttled(g, 0));
+	ASSERT_TRUE(cfsbw_account_throttled(g, 1));
+	int64_t rr0 = cfsbw_account_runtime_ns(g, 0);
+	int64_t rr1 = cfsbw_account_runtime_ns(g, 1);
+	ASSERT_INT(rr0, <=, 0);
+	ASSERT_INT(rr1, <=, 0);
+	ASSERT_INT(dg->period_expiry, ==, MS(100));
+	drv_clear(&d);
+	d.now = MS(320); /* late by 2.2 periods: k = 3 */
+	int64_t next = drv_fire_period(&d, g);
+	ASSERT_INT(next, >, MS(320));
+	ASSERT_INT(next, <=, MS(420));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, 1);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 1), ==, 1);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(30) + rr0 + rr1 - 2);
+	ASSERT_UINT(drv_count(&d, DRV_UNTHROTTLE, g, DRV_ANY_RQ), ==, 2);
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 3);
+	ASSERT_UINT(st.nr_throttled, ==, 3);
+	drv_fini(&d);
+}
+
+/*
+ * Burst: quota 100 ms, burst 50 ms.  Period 1 uses about 30 ms: the
+ * refill is min(left + quota, quota + burst) = 150 ms.  Period 2 drains
+ * all 150 ms on two rqs: the refill is 100 ms and the 50 ms drawn above
+ * quota count as one burst: nr_bursts 1, burst_time 50 ms.
+ */
+TEST(burst_accumulates_and_counts, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 2, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = drv_group(&d, "/g", 100000, 100000);
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_burst_us", "50000"), ==, 0);
+	ASSERT_INT(cfsbw_group_burst_ns(g), ==, MS(50));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(100));
+	drv_enqueue(&d, g, 0);
+	for (int k = 1; k <= 30; k++) {
+		d.now = MS(k);
+		drv_charge(&d, g, 0, MS(1));
+	}
+	int64_t left = cfsbw_group_pool_runtime_ns(g);
+	ASSERT_INT(left, >=, MS(60));
+	drv_advance(&d, MS(100));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(150));
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_bursts, ==, 0);
+
+	drv_enqueue(&d, g, 1);
+	for (int k = 101; k < 200; k++) {
+		d.now = MS(k);
+		for (unsigned rq = 0; rq < 2; rq++)
+			if (!cfsbw_throttled(g, rq))
+				drv_charge(&d, g, rq, MS(1));
+	}
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, 0);
+	ASSERT_TRUE(cfsbw_account_throttled(g, 0) || cfsbw_account_throttled(g, 1));
+	int64_t debt = 0;
+	for (unsigned rq = 0; rq < 2; rq++)
+		if (cfsbw_account_throttled(g, rq))
+			debt += -cfsbw_account_runtime_ns(g, rq) + 1;
+	drv_advance(&d, MS(200));
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_bursts, ==, 1);
+	ASSERT_UINT(st.burst_time, ==, MS(50));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(100) - debt);
+	ASSERT_INT(drv_stat_field(g, "nr_bursts"), ==, 1);
+	ASSERT_INT(drv_stat_field(g, "burst_time"), ==, MS(50));
+	drv_fini(&d);
+}
+
+/* Without burst the pool never holds more than quota, however idle. */
+TEST(no_burst_no_accumulation, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = drv_group(&d, "/g", 100000, 100000);
+	drv_enqueue(&d, g, 0);
+	for (int p = 0; p < 3; p++) {
+		d.now = MS(100) * p + MS(1);
+		drv_charge(&d, g, 0, MS(1));
+		drv_advance(&d, MS(100) * (p + 1));
+		ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(100));
+	}
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_bursts, ==, 0);
+	ASSERT_UINT(st.burst_time, ==, 0);
+	drv_fini(&d);
+}
+
+TEST_MAIN(TEST_ENTRY(slack_return_and_timer) TEST_ENTRY(slack_keeps_min_runtime)
+	  TEST_ENTRY(slack_not_started_near_refresh)
+	  TEST_ENTRY(slack_handler_skips_near_refresh)
+	  TEST_ENTRY(v4_keeps_runtime_when_idle)
+	  TEST_ENTRY(refresh_gives_debt_plus_one)
+	  TEST_ENTRY(burst_accumulates_and_counts)
+	  TEST_ENTRY(no_burst_no_accumulation))
