@@ -1,0 +1,340 @@
+/*
+ * cfs.c - the fair-scheduling model the seeds rely on (SPEC section 7).
+ *
+ * Each CPU has a queue of entities (its root group's queue); a group has one
+ * entity and one queue per CPU, nested as the group tree; a task is one
+ * entity on its group's queue on its CPU.  The entity with the smallest
+ * virtual runtime runs; running advances an entity's virtual runtime at
+ * NICE_0_LOAD / weight of real time.  As in Linux of the seeds' time, the
+ * entity currently running is kept out of its queue's heap (it is
+ * "curr"), and a group's weight on a CPU is its cpu.shares split in
+ * proportion to its runnable load there (update_cfs_shares): a group
+ * spread over many CPUs weighs little on each.  R8: a throttled queue
+ * counts for nothing in that split.
+ *
+ * The heap is an intrusive pairing heap ordered by (vruntime, id): no
+ * allocation on enqueue, a total order, so the same operations give the
+ * same picks on every machine.
+ */
+#include "sim/sim_int.h"
+
+#define container_of(ptr, type, member)                                        \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+static inline struct sim_entity *entity_of(struct ph_node *n)
+{
+	return container_of(n, struct sim_entity, node);
+}
+
+static inline struct sim_gcpu *gcpu_of(struct sim_entity *se)
+{
+	return container_of(se, struct sim_gcpu, se);
+}
+
+/* Wraparound-safe comparison of virtual time, ties broken by id. */
+static inline bool entity_before(const struct sim_entity *a,
+				 const struct sim_entity *b)
+{
+	int64_t d = (int64_t)((uint64_t)a->vruntime - (uint64_t)b->vruntime);
+	if (d != 0)
+		return d < 0;
+	return a->id < b->id;
+}
+
+static struct ph_node *ph_meld(struct ph_node *a, struct ph_node *b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	if (entity_before(entity_of(b), entity_of(a))) {
+		struct ph_node *t = a;
+		a = b;
+		b = t;
+	}
+	/* b becomes a's first child */
+	b->next = a->child;
+	if (a->child)
+		a->child->prev = b;
+	b->prev = a;
+	a->child = b;
+	return a;
+}
+
+/* The standard two-pass pairing of a sibling list; returns the new root. */
+static struct ph_node *ph_merge_pairs(struct ph_node *h)
+{
+	struct ph_node *stack = NULL;
+	while (h) {
+		struct ph_node *a = h, *b = a->next;
+		h = b ? b->next : NULL;
+		a->next = a->prev = NULL;
+		if (b) {
+			b->next = b->prev = NULL;
+			a = ph_meld(a, b);
+		}
+		a->prev = stack; /* the stack of pairs is linked through prev */
+		stack = a;
+	}
+	struct ph_node *res = NULL;
+	while (stack) {
+		struct ph_node *a = stack;
+		stack = a->prev;
+		a->prev = NULL;
+		res = ph_meld(a, res);
+	}
+	return res;
+}
+
+static void ph_insert(struct sim_cfs_rq *q, struct sim_entity *se)
+{
+	struct ph_node *n = &se->node;
+	n->child = n->next = n->prev = NULL;
+	q->root = ph_meld(q->root, n);
+}
+
+static void ph_remove(struct sim_cfs_rq *q, struct sim_entity *se)
+{
+	struct ph_node *n = &se->node;
+	if (n == q->root) {
+		q->root = ph_merge_pairs(n->child);
+	} else {
+		/* unlink n from its siblings (prev is a sibling or the parent) */
+		if (n->prev->child == n)
+			n->prev->child = n->next;
+		else
+			n->prev->next = n->next;
+		if (n->next)
+			n->next->prev = n->prev;
+		q->root = ph_meld(q->root, ph_merge_pairs(n->child));
+	}
+	if (q->root)
+		q->root->prev = NULL;
+	n->child = n->next = n->prev = NULL;
+}
+
+void __cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
+{
+	q->root = NULL;
+	q->load = 0;
+	q->nr_running = 0;
+	q->min_vruntime = 0;
+	q->curr = NULL;
+	q->owner = owner;
+}
+
+struct sim_entity *__cfs_first(const struct sim_cfs_rq *q)
+{
+	return q->root ? entity_of(q->root) : NULL;
+}
+
+int64_t __cfs_calc_delta_fair(int64_t delta, const struct sim_entity *se)
+{
+	if (se->weight == NICE_0_LOAD)
+		return delta;
+	return (int64_t)((uint64_t)delta * NICE_0_LOAD / se->weight);
+}
+
+/* min_vruntime only moves forward: it is the queue's notion of "now". */
+void __cfs_update_min_vruntime(struct sim_cfs_rq *q)
+{
+	bool have = false;
+	int64_t v = 0;
+	if (q->curr && q->curr->on_rq) {
+		v = q->curr->vruntime;
+		have = true;
+	}
+	struct sim_entity *first = __cfs_first(q);
+	if (first && (!have || (int64_t)((uint64_t)first->vruntime -
+					 (uint64_t)v) < 0)) {
+		v = first->vruntime;
+		have = true;
+	}
+	if (have && (int64_t)((uint64_t)v - (uint64_t)q->min_vruntime) > 0)
+		q->min_vruntime = v;
+}
+
+void __cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+{
+	SIM_BUG_ON(se->on_rq);
+	se->cfs_rq = q;
+	q->load += se->weight;
+	q->nr_running++;
+	se->on_rq = true;
+	if (q->curr != se)
+		ph_insert(q, se);
+}
+
+void __cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+{
+	SIM_BUG_ON(!se->on_rq || se->cfs_rq != q);
+	q->load -= se->weight;
+	q->nr_running--;
+	se->on_rq = false;
+	/* curr stays curr until it is put back (put_prev_entity) */
+	if (q->curr != se)
+		ph_remove(q, se);
+	__cfs_update_min_vruntime(q);
+}
+
+/* se stops running: back into its queue if it is still runnable. */
+void __cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+{
+	SIM_BUG_ON(q->curr != se);
+	q->curr = NULL;
+	if (se->on_rq)
+		ph_insert(q, se);
+}
+
+/* se starts running: out of the heap, the queue's curr. */
+void __cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+{
+	SIM_BUG_ON(q->curr || !se->on_rq);
+	ph_remove(q, se);
+	q->curr = se;
+	se->prev_sum_exec = se->sum_exec;
+}
+
+/*
+ * The wall-clock share of the latency period se deserves, down its whole
+ * path: period * w / load at each level (sched_slice).
+ */
+int64_t __cfs_sched_slice(const struct sim *s, const struct sim_entity *se)
+{
+	unsigned nr = se->cfs_rq->nr_running + (se->on_rq ? 0 : 1);
+	uint64_t slice = (uint64_t)(nr > s->nr_latency
+					    ? (int64_t)nr * s->min_gran_ns
+					    : s->latency_ns);
+	for (; se; se = se->parent) {
+		uint64_t load = se->cfs_rq->load + (se->on_rq ? 0 : se->weight);
+		if (load)
+			slice = slice * se->weight / load;
+	}
+	return (int64_t)slice;
+}
+
+/*
+ * Where an entity joins a queue.  A new task starts one virtual slice
+ * after the queue's minimum, so forking cannot grab the CPU; a waking one
+ * keeps its virtual runtime but gets at most half a latency period of
+ * credit for having slept.
+ */
+void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
+			struct sim_entity *se, bool initial)
+{
+	int64_t v = q->min_vruntime;
+	if (initial) {
+		se->cfs_rq = q;
+		se->vruntime = v + __cfs_calc_delta_fair(
+					   __cfs_sched_slice(s, se), se);
+		return;
+	}
+	v -= s->latency_ns / 2;
+	if ((int64_t)((uint64_t)se->vruntime - (uint64_t)v) < 0)
+		se->vruntime = v;
+}
+
+/* One group's weight on one CPU: shares * local load / group load. */
+static void reweight_one(struct sim_group *g, unsigned cpu)
+{
+	struct sim_gcpu *gc = &g->pc[cpu];
+	/* R8: a throttled queue takes no share of the group's weight. */
+	uint64_t load = gc->throttled ? 0 : gc->q.load;
+	g->tg_load = g->tg_load - gc->contrib + load;
+	gc->contrib = load;
+	uint64_t w = g->tg_load ? (uint64_t)g->shares * load / g->tg_load
+				: g->shares;
+	if (w < MIN_SHARES_WEIGHT)
+		w = MIN_SHARES_WEIGHT;
+	if (w > g->shares)
+		w = g->shares;
+	struct sim_entity *se = &gc->se;
+	if (se->on_rq)
+		se->cfs_rq->load = se->cfs_rq->load - se->weight + w;
+	se->weight = w;
+}
+
+void __cfs_reweight_path(struct sim *s, struct sim_group *g, unsigned cpu)
+{
+	(void)s;
+	for (; g && g->parent; g = g->parent)
+		reweight_one(g, cpu);
+}
+
+/*
+ * Enqueue se and, while their queues were empty, the group entities above
+ * it; stop below a throttled group (R7: its entity stays off its parent's
+ * queue, the tasks wait under it).  The caller placed se itself.
+ */
+void __cfs_enqueue_path(struct sim *s, struct sim_entity *se, unsigned cpu)
+{
+	struct sim_group *bottom = se->cfs_rq->owner->group;
+	bool first = true;
+	for (; se; se = se->parent) {
+		if (se->on_rq)
+			break;
+		struct sim_cfs_rq *q = se->cfs_rq;
+		/* group entities come back as if waking (ENQUEUE_WAKEUP) */
+		if (!first)
+			__cfs_place_entity(s, q, se, false);
+		first = false;
+		__cfs_enqueue_entity(q, se);
+		if (se->parent && gcpu_of(se->parent)->throttled)
+			break;
+	}
+	__cfs_reweight_path(s, bottom, cpu);
+}
+
+/*
+ * Dequeue se and every group entity above it whose queue it leaves empty;
+ * an entity already off its queue (throttled) ends the walk.
+ */
+void __cfs_dequeue_path(struct sim *s, struct sim_entity *se, unsigned cpu)
+{
+	struct sim_group *bottom = se->cfs_rq->owner->group;
+	for (;;) {
+		struct sim_cfs_rq *q = se->cfs_rq;
+		__cfs_dequeue_entity(q, se);
+		if (q->nr_running > 0)
+			break;
+		se = se->parent;
+		if (!se || !se->on_rq)
+			break;
+	}
+	__cfs_reweight_path(s, bottom, cpu);
+}
+
+/*
+ * At a tick: has curr used its slice of the latency period, or run well
+ * past the leftmost entity (check_preempt_tick)?
+ */
+bool __cfs_check_preempt_tick(const struct sim *s, struct sim_cfs_rq *q,
+			      struct sim_entity *curr)
+{
+	int64_t ideal = __cfs_sched_slice(s, curr);
+	int64_t ran = curr->sum_exec - curr->prev_sum_exec;
+	if (ran > ideal)
+		return true;
+	if (ran < s->min_gran_ns)
+		return false;
+	struct sim_entity *first = __cfs_first(q);
+	if (!first)
+		return false;
+	int64_t d = (int64_t)((uint64_t)curr->vruntime -
+			      (uint64_t)first->vruntime);
+	return d > ideal;
+}
+
+/*
+ * At a wake-up: does the woken entity se (on the same queue as curr) lead
+ * curr by more than the wake-up granularity, scaled to se's weight?
+ */
+bool __cfs_wakeup_preempt(const struct sim *s, struct sim_entity *curr,
+			  struct sim_entity *se)
+{
+	int64_t vdiff = (int64_t)((uint64_t)curr->vruntime -
+				  (uint64_t)se->vruntime);
+	if (vdiff <= 0)
+		return false;
+	return vdiff > __cfs_calc_delta_fair(s->wakeup_gran_ns, se);
+}

@@ -1,0 +1,1004 @@
+/*
+ * machine.c - the simulated machine: CPUs, their ticks, sleep and wake-up,
+ * the core's throttling decisions acted out on the CPU queues, and load
+ * balancing.
+ *
+ * The core decides; the machine obeys.  A charge (R5) happens wherever
+ * Linux updates the running task's time: at each tick, when it sleeps, when
+ * it is switched out, before a wake-up on its CPU.  The core's callbacks
+ * run with its pool lock held and must not call back into it, so they only
+ * record the decision (throttle, unthrottle) here; the machine acts on the
+ * record as soon as the core returns (drain()), and reschedules the CPUs it
+ * touched when the current event is done (process_resched()).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+_Noreturn void __sim_bug(const char *file, int line, const char *what)
+{
+	fprintf(stderr, "cfsbw sim: %s:%d: broken invariant: %s\n", file,
+		line, what);
+	abort();
+}
+
+static inline void list_init(struct sim_list *h)
+{
+	h->prev = h->next = h;
+}
+
+static inline void list_add_tail(struct sim_list *h, struct sim_list *n)
+{
+	n->prev = h->prev;
+	n->next = h;
+	h->prev->next = n;
+	h->prev = n;
+}
+
+static inline void list_del(struct sim_list *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->prev = n->next = n;
+}
+
+static inline struct sim_task *task_of_link(struct sim_list *l)
+{
+	return (struct sim_task *)(void *)((char *)l -
+					   offsetof(struct sim_task, link));
+}
+
+/* ---- task states: where each task's time goes ------------------------ */
+
+void __task_set_state(struct sim *s, struct sim_task *t,
+		      enum sim_task_state st)
+{
+	t->line->state_ns[t->state] += s->now - t->state_since;
+	t->state = st;
+	t->state_since = s->now;
+}
+
+static bool group_in_subtree(const struct sim_group *a,
+			     const struct sim_group *top)
+{
+	while (a && a->depth > top->depth)
+		a = a->parent;
+	return a == top;
+}
+
+/* ---- bookkeeping of CPUs: idle set, R9 counts, rescheduling ----------- */
+
+static void cpu_set_idle(struct sim *s, unsigned c, bool idle)
+{
+	struct sim_cpu *cpu = &s->cpus[c];
+	if (cpu->idle == idle)
+		return;
+	cpu->idle = idle;
+	uint64_t bit = UINT64_C(1) << (c % 64);
+	if (idle) {
+		s->idle_mask[c / 64] |= bit;
+		s->nr_idle++;
+	} else {
+		s->idle_mask[c / 64] &= ~bit;
+		s->nr_idle--;
+	}
+}
+
+/* R9: the count of tasks that can run, as the core keeps it. */
+static void cpu_update_nr(struct sim *s, unsigned c)
+{
+	struct sim_cpu *cpu = &s->cpus[c];
+	unsigned nr = cfsbw_rq_nr_running(s->tree, c);
+	if ((cpu->nr >= 2) != (nr >= 2)) {
+		if (nr >= 2)
+			s->nr_overloaded++;
+		else
+			s->nr_overloaded--;
+	}
+	cpu->nr = nr;
+}
+
+static void resched_cpu(struct sim *s, unsigned c)
+{
+	struct sim_cpu *cpu = &s->cpus[c];
+	if (cpu->resched)
+		return;
+	cpu->resched = true;
+	s->resched_list[s->nr_resched++] = c;
+}
+
+/* ---- the core's decisions --------------------------------------------- */
+
+static void push_pending(struct sim *s, struct cfsbw_group *cg, unsigned rq,
+			 enum sim_pending_op op)
+{
+	SIM_BUG_ON(s->nr_pending >= s->cap_pending);
+	struct sim_pending *p = &s->pending[s->nr_pending++];
+	p->g = cfsbw_group_driver_data(cg);
+	p->cpu = rq;
+	p->op = op;
+}
+
+static void cb_throttle(void *ctx, struct cfsbw_group *cg, unsigned rq)
+{
+	push_pending(ctx, cg, rq, SIM_OP_THROTTLE);
+}
+
+static void cb_unthrottle(void *ctx, struct cfsbw_group *cg, unsigned rq)
+{
+	push_pending(ctx, cg, rq, SIM_OP_UNTHROTTLE);
+}
+
+static void cb_period_timer_start(void *ctx, struct cfsbw_group *cg,
+				  int64_t expires_ns)
+{
+	struct sim *s = ctx;
+	struct sim_group *g = cfsbw_group_driver_data(cg);
+	__timer_arm(&s->evq, &g->period_timer,
+		    expires_ns < s->now ? s->now : expires_ns);
+}
+
+static void cb_slack_timer_start(void *ctx, struct cfsbw_group *cg,
+				 int64_t expires_ns)
+{
+	struct sim *s = ctx;
+	struct sim_group *g = cfsbw_group_driver_data(cg);
+	__timer_arm(&s->evq, &g->slack_timer,
+		    expires_ns < s->now ? s->now : expires_ns);
+}
+
+static const struct cfsbw_ops sim_ops = {
+	.throttle = cb_throttle,
+	.unthrottle = cb_unthrottle,
+	.period_timer_start = cb_period_timer_start,
+	.slack_timer_start = cb_slack_timer_start,
+};
+
+/*
+ * R7: g's account on CPU c is throttled: its entity leaves the parent's
+ * queue, so nothing below it runs here; the CPU reschedules at once if it
+ * was running something below it.
+ */
+static void do_throttle(struct sim *s, struct sim_group *g, unsigned c)
+{
+	struct sim_gcpu *gc = &g->pc[c];
+	struct sim_cpu *cpu = &s->cpus[c];
+
+	SIM_BUG_ON(gc->throttled);
+	gc->throttled = true;
+	g->throttles++;
+	g->sample_throttles++;
+	if (gc->se.on_rq)
+		__cfs_dequeue_path(s, &gc->se, c);
+	__cfs_reweight_path(s, g, c); /* R8 */
+	for (struct sim_list *l = cpu->tasks.next; l != &cpu->tasks;
+	     l = l->next) {
+		struct sim_task *t = task_of_link(l);
+		if (t->state == SIM_TS_WAITING && group_in_subtree(t->g, g))
+			__task_set_state(s, t, SIM_TS_THROTTLED);
+	}
+	if (cpu->curr && group_in_subtree(cpu->curr->g, g))
+		resched_cpu(s, c);
+	cpu_update_nr(s, c);
+}
+
+/*
+ * R10/R11: g's account on CPU c has runtime again: its entity rejoins the
+ * queue if it has work (R11: it may still wait under a throttled
+ * ancestor), and an idle CPU wakes up.
+ */
+static void do_unthrottle(struct sim *s, struct sim_group *g, unsigned c)
+{
+	struct sim_gcpu *gc = &g->pc[c];
+	struct sim_cpu *cpu = &s->cpus[c];
+
+	SIM_BUG_ON(!gc->throttled);
+	gc->throttled = false;
+	if (gc->q.nr_running > 0 && !gc->se.on_rq) {
+		__cfs_place_entity(s, gc->se.cfs_rq, &gc->se, false);
+		__cfs_enqueue_path(s, &gc->se, c);
+	}
+	__cfs_reweight_path(s, g, c);
+	for (struct sim_list *l = cpu->tasks.next; l != &cpu->tasks;
+	     l = l->next) {
+		struct sim_task *t = task_of_link(l);
+		if (t->state == SIM_TS_THROTTLED && group_in_subtree(t->g, g) &&
+		    !cfsbw_throttled(t->g->cg, c))
+			__task_set_state(s, t, SIM_TS_WAITING);
+	}
+	cpu_update_nr(s, c);
+	if (!cpu->curr && cpu->nr > 0)
+		resched_cpu(s, c);
+}
+
+/* Act on what the core decided during the call that just returned. */
+static void drain(struct sim *s)
+{
+	for (size_t i = 0; i < s->nr_pending; i++) {
+		struct sim_pending *p = &s->pending[i];
+		if (p->op == SIM_OP_THROTTLE)
+			do_throttle(s, p->g, p->cpu);
+		else
+			do_unthrottle(s, p->g, p->cpu);
+	}
+	s->nr_pending = 0;
+}
+
+/* ---- running time ------------------------------------------------------ */
+
+/*
+ * Account the running task's time since it last was: its virtual runtime
+ * and that of every group entity above it, the groups' usage, and R5: the
+ * charge to its group's accounts, which may throttle it.
+ */
+static void update_curr(struct sim *s, unsigned c)
+{
+	struct sim_cpu *cpu = &s->cpus[c];
+	struct sim_task *t = cpu->curr;
+	if (!t)
+		return;
+	int64_t delta = s->now - cpu->exec_start;
+	if (delta <= 0)
+		return;
+	cpu->exec_start = s->now;
+	if (t->burst_left != INT64_MAX)
+		t->burst_left -= delta;
+	for (struct sim_entity *se = &t->se; se; se = se->parent) {
+		se->sum_exec += delta;
+		se->vruntime += __cfs_calc_delta_fair(delta, se);
+		__cfs_update_min_vruntime(se->cfs_rq);
+	}
+	for (struct sim_group *g = t->g; g; g = g->parent)
+		g->usage_ns += delta;
+	cpu->busy_ns += delta;
+	s->busy_ns += delta;
+	if (cfsbw_charge(t->g->cg, c, delta, s->now))
+		resched_cpu(s, c); /* R7: reschedule at once */
+	drain(s);
+}
+
+static void arm_burst(struct sim *s, unsigned c)
+{
+	struct sim_cpu *cpu = &s->cpus[c];
+	struct sim_task *t = cpu->curr;
+	if (t->burst_left == INT64_MAX) {
+		__timer_cancel(&s->evq, &cpu->burst);
+		return;
+	}
+	int64_t left = t->burst_left > 0 ? t->burst_left : 0;
+	__timer_arm(&s->evq, &cpu->burst, s->now + left);
+}
+
+/* ---- migration and load balancing (R8) --------------------------------- */
+
+static void check_preempt_wakeup(struct sim *s, unsigned c,
+				 struct sim_task *t)
+{
+	struct sim_cpu *cpu = &s->cpus[c];
+	if (cfsbw_throttled(t->g->cg, c))
+		return; /* it waits under a throttled entity (R7) */
+	if (!cpu->curr) {
+		resched_cpu(s, c);
+		return;
+	}
+	struct sim_entity *se = &t->se, *pse = &cpu->curr->se;
+	while (se->depth > pse->depth)
+		se = se->parent;
+	while (pse->depth > se->depth)
+		pse = pse->parent;
+	while (se->cfs_rq != pse->cfs_rq) {
+		se = se->parent;
+		pse = pse->parent;
+	}
+	if (__cfs_wakeup_preempt(s, pse, se))
+		resched_cpu(s, c);
+}
+
+static void attach_task(struct sim *s, struct sim_task *t, unsigned c)
+{
+	struct sim_group *g = t->g;
+	t->cpu = c;
+	t->se.cfs_rq = &g->pc[c].q;
+	t->se.parent = g->parent ? &g->pc[c].se : NULL;
+	__cfs_enqueue_path(s, &t->se, c);
+	list_add_tail(&s->cpus[c].tasks, &t->link);
+	t->runnable = true;
+	cfsbw_task_enqueue(g->cg, c, s->now);
+	drain(s);
+	cpu_update_nr(s, c);
+	__task_set_state(s, t, cfsbw_throttled(g->cg, c) ? SIM_TS_THROTTLED
+							 : SIM_TS_WAITING);
+}
+
+static void detach_task(struct sim *s, struct sim_task *t)
+{
+	unsigned c = t->cpu;
+	__cfs_dequeue_path(s, &t->se, c);
+	list_del(&t->link);
+	t->runnable = false;
+	cfsbw_task_dequeue(t->g->cg, c, s->now);
+	drain(s);
+	cpu_update_nr(s, c);
+}
+
+/* Carry t's virtual runtime over, relative to the queues' minimums. */
+static void renormalize(struct sim_task *t, unsigned from, unsigned to)
+{
+	t->se.vruntime = t->se.vruntime - t->g->pc[from].q.min_vruntime +
+			 t->g->pc[to].q.min_vruntime;
+}
+
+static void migrate_task(struct sim *s, struct sim_task *t, unsigned dst,
+			 bool newidle)
+{
+	unsigned src = t->cpu;
+	detach_task(s, t);
+	renormalize(t, src, dst);
+	update_curr(s, dst);
+	attach_task(s, t, dst);
+	t->migrations++;
+	t->line->migrations++;
+	s->migrations++;
+	if (!newidle)
+		check_preempt_wakeup(s, dst, t);
+}
+
+/*
+ * Pull one queued task from src to dst.  R8: never a task under a
+ * throttled entity on either side (throttled_lb_pair): it could not run
+ * on src and would wait under the same limit on dst.
+ */
+static bool pull_one(struct sim *s, unsigned src, unsigned dst, bool newidle)
+{
+	struct sim_cpu *from = &s->cpus[src];
+	for (struct sim_list *l = from->tasks.next; l != &from->tasks;
+	     l = l->next) {
+		struct sim_task *t = task_of_link(l);
+		if (t == from->curr || cfsbw_throttled(t->g->cg, src) ||
+		    cfsbw_throttled(t->g->cg, dst))
+			continue;
+		migrate_task(s, t, dst, newidle);
+		return true;
+	}
+	return false;
+}
+
+/* A CPU about to idle pulls from the busiest CPU (newidle balance). */
+static bool newidle_pull(struct sim *s, unsigned dst)
+{
+	if (s->nr_overloaded == 0)
+		return false;
+	unsigned best = UINT32_MAX, best_nr = 1;
+	for (unsigned c = 0; c < s->nr_cpus; c++) {
+		if (c != dst && s->cpus[c].nr > best_nr) {
+			best = c;
+			best_nr = s->cpus[c].nr;
+		}
+	}
+	return best != UINT32_MAX && pull_one(s, best, dst, true);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Periodic balancing: pair the most loaded CPUs (by R9's count of tasks
+ * that can run) with the least loaded and pull one task per pair while
+ * they differ by two or more.  Keys are (count, cpu), a total order, so
+ * any sort gives the same pairs.
+ */
+static void balance(struct sim *s)
+{
+	unsigned n = s->nr_cpus;
+	if (s->nr_overloaded == 0)
+		return;
+	unsigned lo_nr = UINT32_MAX, hi_nr = 0;
+	for (unsigned c = 0; c < n; c++) {
+		unsigned nr = s->cpus[c].nr;
+		lo_nr = nr < lo_nr ? nr : lo_nr;
+		hi_nr = nr > hi_nr ? nr : hi_nr;
+		s->sort_keys[c] = (uint64_t)nr << 32 | c;
+	}
+	if (hi_nr < lo_nr + 2)
+		return;
+	qsort(s->sort_keys, n, sizeof(*s->sort_keys), cmp_u64);
+	unsigned lo = 0, hi = n - 1;
+	while (lo < hi) {
+		unsigned dst = (unsigned)(s->sort_keys[lo] & 0xffffffffu);
+		unsigned src = (unsigned)(s->sort_keys[hi] & 0xffffffffu);
+		if (s->cpus[src].nr < s->cpus[dst].nr + 2)
+			break;
+		if (pull_one(s, src, dst, false))
+			lo++;
+		else
+			hi--;
+	}
+}
+
+/* ---- scheduling ------------------------------------------------------- */
+
+/*
+ * Put the running task back, then run the leftmost entity, level by level
+ * down to a task.  R9: whether there is anything to run is the core's
+ * hierarchical count, and the model's queues must agree with it.
+ */
+static void schedule(struct sim *s, unsigned c)
+{
+	struct sim_cpu *cpu = &s->cpus[c];
+	struct sim_task *prev = cpu->curr;
+	struct sim_cfs_rq *rq = &s->groups[0]->pc[c].q;
+
+	if (prev) {
+		update_curr(s, c);
+		for (struct sim_entity *se = &prev->se; se; se = se->parent)
+			__cfs_put_entity(se->cfs_rq, se);
+		cpu->curr = NULL;
+		__timer_cancel(&s->evq, &cpu->burst);
+		if (prev->runnable)
+			__task_set_state(s, prev,
+					 cfsbw_throttled(prev->g->cg, c)
+						 ? SIM_TS_THROTTLED
+						 : SIM_TS_WAITING);
+	}
+	for (;;) {
+		unsigned nr = cfsbw_rq_nr_running(s->tree, c);
+		SIM_BUG_ON((nr == 0) != (rq->nr_running == 0));
+		if (nr > 0)
+			break;
+		if (newidle_pull(s, c))
+			continue;
+		cpu_set_idle(s, c, true);
+		__timer_cancel(&s->evq, &cpu->tick); /* no tick when idle */
+		return;
+	}
+	struct sim_cfs_rq *q = rq;
+	struct sim_entity *se;
+	for (;;) {
+		se = __cfs_first(q);
+		SIM_BUG_ON(!se);
+		__cfs_take_entity(q, se);
+		if (!se->my_q)
+			break;
+		q = se->my_q;
+	}
+	struct sim_task *t = task_of(se);
+	cpu->curr = t;
+	cpu->exec_start = s->now;
+	if (t != prev) {
+		cpu->switches++;
+		s->switches++;
+	}
+	__task_set_state(s, t, SIM_TS_RUNNING);
+	cpu_set_idle(s, c, false);
+	arm_burst(s, c);
+	if (!timer_armed(&cpu->tick))
+		__timer_arm(&s->evq, &cpu->tick,
+			    (s->now / s->tick_ns + 1) * s->tick_ns);
+}
+
+static void process_resched(struct sim *s)
+{
+	while (s->nr_resched > 0) {
+		unsigned c = s->resched_list[--s->nr_resched];
+		s->cpus[c].resched = false;
+		schedule(s, c);
+	}
+}
+
+/* ---- sleep and wake-up -------------------------------------------------- */
+
+/* Its previous CPU if idle, else the first idle CPU after it, else prev. */
+static unsigned select_cpu(const struct sim *s, const struct sim_task *t)
+{
+	unsigned prev = t->cpu, n = s->nr_cpus;
+	if (s->cpus[prev].idle || s->nr_idle == 0)
+		return prev;
+	unsigned words = (n + 63) / 64;
+	unsigned start = (prev + 1) % n;
+	for (unsigned k = 0; k <= words; k++) {
+		unsigned w = (start / 64 + k) % words;
+		uint64_t bits = s->idle_mask[w];
+		if (k == 0)
+			bits &= ~UINT64_C(0) << (start % 64);
+		if (bits) {
+			unsigned b = 0;
+			while (!(bits & (UINT64_C(1) << b)))
+				b++;
+			return w * 64 + b;
+		}
+	}
+	return prev;
+}
+
+void __task_wake(struct sim *s, struct sim_task *t)
+{
+	SIM_BUG_ON(t->runnable || t->exited);
+	unsigned prev = t->cpu, c = select_cpu(s, t);
+	if (c != prev) {
+		renormalize(t, prev, c);
+		t->migrations++;
+		t->line->migrations++;
+	}
+	update_curr(s, c);
+	t->se.cfs_rq = &t->g->pc[c].q;
+	__cfs_place_entity(s, t->se.cfs_rq, &t->se, false);
+	attach_task(s, t, c);
+	check_preempt_wakeup(s, c, t);
+}
+
+/* t stops being runnable (the caller updated its CPU's time). */
+void __task_sleep(struct sim *s, struct sim_task *t)
+{
+	unsigned c = t->cpu;
+	detach_task(s, t);
+	__task_set_state(s, t, SIM_TS_SLEEPING);
+	if (s->cpus[c].curr == t)
+		resched_cpu(s, c);
+}
+
+/* The running task goes on with a new burst without sleeping. */
+void __task_continue(struct sim *s, struct sim_task *t)
+{
+	if (s->cpus[t->cpu].curr == t)
+		arm_burst(s, t->cpu);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+static void on_tick(struct sim *s, unsigned c, int64_t when)
+{
+	struct sim_cpu *cpu = &s->cpus[c];
+	update_curr(s, c);
+	struct sim_task *t = cpu->curr;
+	if (!t)
+		return;
+	__cfs_reweight_path(s, t->g, c); /* update_cfs_shares at the tick */
+	if (!cpu->resched) {
+		for (struct sim_entity *se = &t->se; se; se = se->parent) {
+			struct sim_cfs_rq *q = se->cfs_rq;
+			if (q->nr_running > 1 &&
+			    __cfs_check_preempt_tick(s, q, se)) {
+				resched_cpu(s, c);
+				break;
+			}
+		}
+	}
+	__timer_arm(&s->evq, &cpu->tick, when + s->tick_ns);
+}
+
+static void on_burst(struct sim *s, unsigned c)
+{
+	update_curr(s, c);
+	struct sim_task *t = s->cpus[c].curr;
+	SIM_BUG_ON(!t || t->burst_left > 0);
+	__workload_burst_done(s, t);
+}
+
+/* A group's CPU time now, counting what its running tasks ran so far. */
+static int64_t group_usage_now(const struct sim *s, const struct sim_group *g)
+{
+	int64_t used = g->usage_ns;
+	for (unsigned c = 0; c < s->nr_cpus; c++) {
+		const struct sim_cpu *cpu = &s->cpus[c];
+		if (cpu->curr && group_in_subtree(cpu->curr->g, g))
+			used += s->now - cpu->exec_start;
+	}
+	return used;
+}
+
+static void emit_sample(struct sim *s, struct sim_group *g)
+{
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g->cg, &st);
+	int64_t used = group_usage_now(s, g);
+	struct sim_timeline_row row = {
+		.group = cfsbw_group_path(g->cg),
+		.start_ns = g->sample_start_ns,
+		.period_ns = s->now - g->sample_start_ns,
+		.used_ns = used - g->sample_usage_ns,
+		.throttled_accounts = (unsigned)g->sample_throttles,
+		.throttled_time_ns =
+			(int64_t)(st.throttled_time - g->sample_throttled_time),
+	};
+	s->timeline(s->timeline_ctx, &row);
+	g->sample_start_ns = s->now;
+	g->sample_usage_ns = used;
+	g->sample_throttles = 0;
+	g->sample_throttled_time = st.throttled_time;
+}
+
+static void on_timer(struct sim *s, struct sim_timer *tm)
+{
+	switch ((enum sim_timer_kind)tm->kind) {
+	case SIM_T_TICK:
+		on_tick(s, tm->id, tm->when);
+		break;
+	case SIM_T_BURST:
+		on_burst(s, tm->id);
+		break;
+	case SIM_T_WAKE:
+		__workload_wake_timer(s, &s->tasks[tm->id]);
+		break;
+	case SIM_T_PERIOD: {
+		/* R10: refresh; the core says when to fire next. */
+		struct sim_group *g = s->groups[tm->id];
+		int64_t next = cfsbw_period_timer_fire(g->cg, s->now);
+		drain(s);
+		if (next != CFSBW_TIMER_STOP)
+			__timer_arm(&s->evq, &g->period_timer,
+				    next > s->now ? next : s->now + 1);
+		break;
+	}
+	case SIM_T_SLACK: {
+		struct sim_group *g = s->groups[tm->id];
+		int64_t next = cfsbw_slack_timer_fire(g->cg, s->now);
+		drain(s);
+		if (next != CFSBW_TIMER_STOP)
+			__timer_arm(&s->evq, &g->slack_timer,
+				    next > s->now ? next : s->now + 1);
+		break;
+	}
+	case SIM_T_SAMPLE: {
+		struct sim_group *g = s->groups[tm->id];
+		emit_sample(s, g);
+		__timer_arm(&s->evq, &g->sample_timer,
+			    s->now + cfsbw_group_period_ns(g->cg));
+		break;
+	}
+	case SIM_T_BALANCE:
+		balance(s);
+		__timer_arm(&s->evq, &s->balance_timer, s->now + s->balance_ns);
+		break;
+	}
+}
+
+void sim_set_timeline(struct sim *s, sim_timeline_fn *fn, void *ctx)
+{
+	s->timeline = fn;
+	s->timeline_ctx = ctx;
+}
+
+int sim_run(struct sim *s)
+{
+	SIM_BUG_ON(s->now != 0 || s->events != 0);
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		__workload_start(s, &s->tasks[i]);
+	process_resched(s);
+	if (s->nr_cpus > 1)
+		__timer_arm(&s->evq, &s->balance_timer, s->balance_ns);
+	if (s->timeline)
+		for (size_t i = 0; i < s->nr_groups; i++)
+			__timer_arm(&s->evq, &s->groups[i]->sample_timer,
+				    cfsbw_group_period_ns(s->groups[i]->cg));
+
+	struct sim_timer *tm;
+	while ((tm = evq_peek(&s->evq)) && tm->when < s->end_ns) {
+		__evq_pop(&s->evq);
+		s->now = tm->when;
+		s->events++;
+		on_timer(s, tm);
+		process_resched(s);
+	}
+
+	/* The end: account the running tasks' last stretch and every
+	 * task's current state up to it. */
+	s->now = s->end_ns;
+	for (unsigned c = 0; c < s->nr_cpus; c++)
+		update_curr(s, c);
+	for (size_t i = 0; i < s->nr_tasks; i++) {
+		struct sim_task *t = &s->tasks[i];
+		__task_set_state(s, t, t->state);
+		t->line->pending += t->rq_len;
+	}
+	if (s->timeline)
+		for (size_t i = 0; i < s->nr_groups; i++)
+			if (s->groups[i]->sample_start_ns < s->end_ns)
+				emit_sample(s, s->groups[i]);
+	for (size_t i = 0; i < s->nr_lines; i++)
+		__line_finish(&s->lines[i]);
+	return s->oom ? -ENOMEM : 0;
+}
+
+/* ---- construction -------------------------------------------------------- */
+
+static unsigned ilog2u(unsigned v)
+{
+	unsigned k = 0;
+	while (v >>= 1)
+		k++;
+	return k;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void set_error(struct sim_error *err, unsigned line, const char *fmt,
+		      ...)
+{
+	if (!err)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	err->line = line;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static const char *errno_text(int e)
+{
+	switch (e) {
+	case -EINVAL:
+		return "Invalid argument";
+	case -ERANGE:
+		return "Numerical result out of range";
+	case -ENOENT:
+		return "No such file or directory";
+	case -EEXIST:
+		return "File exists";
+	case -ENOMEM:
+		return "Cannot allocate memory";
+	default:
+		return "error";
+	}
+}
+
+static int add_group(struct sim *s, struct cfsbw_group *cg)
+{
+	struct sim_group *g = calloc(1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->pc = calloc(s->nr_cpus, sizeof(*g->pc));
+	if (!g->pc) {
+		free(g);
+		return -ENOMEM;
+	}
+	g->cg = cg;
+	g->index = (unsigned)s->nr_groups;
+	g->depth = cfsbw_group_depth(cg);
+	g->parent = cfsbw_group_parent(cg)
+			    ? cfsbw_group_driver_data(cfsbw_group_parent(cg))
+			    : NULL;
+	g->shares = cfsbw_group_shares(cg);
+	cfsbw_group_set_driver_data(cg, g);
+	__timer_init(&g->period_timer, SIM_T_PERIOD, g->index);
+	__timer_init(&g->slack_timer, SIM_T_SLACK, g->index);
+	__timer_init(&g->sample_timer, SIM_T_SAMPLE, g->index);
+	for (unsigned c = 0; c < s->nr_cpus; c++) {
+		struct sim_gcpu *gc = &g->pc[c];
+		gc->group = g;
+		__cfs_rq_init(&gc->q, gc);
+		gc->se.my_q = &gc->q;
+		gc->se.weight = MIN_SHARES_WEIGHT;
+		gc->se.id = s->next_entity_id++;
+		if (g->parent) {
+			gc->se.cfs_rq = &g->parent->pc[c].q;
+			gc->se.parent = g->parent->parent ? &g->parent->pc[c].se
+							  : NULL;
+			gc->se.depth = g->depth - 1;
+		}
+	}
+	s->groups[s->nr_groups++] = g;
+	return 0;
+}
+
+static int setup_groups(struct sim *s, struct sim_error *err)
+{
+	const struct sim_scenario *sc = s->sc;
+	int rc;
+	for (size_t i = 0; i < sc->nr_sysctls; i++) {
+		const struct sim_sysctl_spec *y = &sc->sysctls[i];
+		rc = cfsbw_sysctl_write(s->tree, y->name, y->value);
+		if (rc) {
+			set_error(err, y->line, "sysctl %s %s: %s", y->name,
+				  y->value, errno_text(rc));
+			return rc == -ENOMEM ? rc : -EINVAL;
+		}
+	}
+	if ((rc = add_group(s, cfsbw_tree_root(s->tree))))
+		return rc;
+	for (size_t i = 0; i < sc->nr_groups; i++) {
+		const struct sim_group_spec *gs = &sc->groups[i];
+		struct cfsbw_group *cg = cfsbw_tree_root(s->tree);
+		bool root = !strcmp(gs->path, "/");
+		/* "group / ..." configures the root, which always exists */
+		rc = root ? 0 : cfsbw_group_create(s->tree, gs->path, &cg);
+		if (rc == -ENOENT) {
+			set_error(err, gs->line,
+				  "group %s: its parent is not declared before it",
+				  gs->path);
+			return -EINVAL;
+		}
+		if (rc == -EEXIST) {
+			set_error(err, gs->line, "group %s: declared twice",
+				  gs->path);
+			return -EINVAL;
+		}
+		if (rc) {
+			set_error(err, gs->line, "group %s: %s", gs->path,
+				  rc == -EINVAL ? "not a group path"
+						: errno_text(rc));
+			return rc == -ENOMEM ? rc : -EINVAL;
+		}
+		for (size_t k = 0; k < gs->nr_settings; k++) {
+			const struct sim_setting *st = &gs->settings[k];
+			rc = cfsbw_file_write(cg, st->file, st->value, 0);
+			if (rc == -ENOENT) {
+				set_error(err, gs->line,
+					  "%s=%s: no file %s in this policy",
+					  st->file, st->value, st->file);
+				return -EINVAL;
+			}
+			if (rc) {
+				set_error(err, gs->line, "%s=%s: %s", st->file,
+					  st->value, errno_text(rc));
+				return rc == -ENOMEM ? rc : -EINVAL;
+			}
+		}
+		if (root)
+			s->groups[0]->shares = cfsbw_group_shares(cg);
+		else if ((rc = add_group(s, cg)))
+			return rc;
+	}
+	return 0;
+}
+
+static int setup_tasks(struct sim *s, struct sim_error *err)
+{
+	const struct sim_scenario *sc = s->sc;
+	size_t total = 0;
+	for (size_t i = 0; i < sc->nr_tasks; i++) {
+		struct cfsbw_group *cg =
+			cfsbw_group_find(s->tree, sc->tasks[i].group);
+		if (!cg) {
+			set_error(err, sc->tasks[i].line,
+				  "task %s: no such group (declare it with a "
+				  "group line first)",
+				  sc->tasks[i].group);
+			return -EINVAL;
+		}
+		total += sc->tasks[i].count;
+	}
+	s->lines = calloc(sc->nr_tasks ? sc->nr_tasks : 1, sizeof(*s->lines));
+	s->tasks = calloc(total ? total : 1, sizeof(*s->tasks));
+	if (!s->lines || !s->tasks)
+		return -ENOMEM;
+	s->nr_lines = sc->nr_tasks;
+	size_t k = 0;
+	for (size_t i = 0; i < sc->nr_tasks; i++) {
+		const struct sim_task_spec *ts = &sc->tasks[i];
+		struct sim_line *line = &s->lines[i];
+		struct sim_group *g = cfsbw_group_driver_data(
+			cfsbw_group_find(s->tree, ts->group));
+		line->spec = ts;
+		for (unsigned n = 0; n < ts->count; n++, k++) {
+			struct sim_task *t = &s->tasks[k];
+			t->g = g;
+			t->line = line;
+			t->spec = ts;
+			/* fork balancing: spread in creation order */
+			t->cpu = (unsigned)(k % s->nr_cpus);
+			t->state = SIM_TS_SLEEPING;
+			t->se.weight = NICE_0_LOAD;
+			t->se.id = s->next_entity_id++;
+			t->se.depth = g->depth;
+			t->se.cfs_rq = &g->pc[t->cpu].q;
+			t->link.prev = t->link.next = &t->link;
+			__timer_init(&t->wake, SIM_T_WAKE, (uint32_t)k);
+			s->nr_tasks = k + 1;
+			int rc = __workload_init(s, t);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int sim_create(const struct sim_scenario *sc, struct sim **out,
+	       struct sim_error *err)
+{
+	if (err) {
+		err->line = 0;
+		err->msg[0] = '\0';
+	}
+	if (sc->nr_cpus < 1 || sc->nr_cpus > SIM_MAX_CPUS || sc->hz < SIM_MIN_HZ ||
+	    sc->hz > SIM_MAX_HZ || sc->duration_ns <= 0) {
+		set_error(err, 0, "cpus, hz or duration out of range");
+		return -EINVAL;
+	}
+	struct sim *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	int rc = -ENOMEM;
+	unsigned n = sc->nr_cpus;
+	s->sc = sc;
+	s->nr_cpus = n;
+	s->end_ns = sc->duration_ns;
+	s->tick_ns = CFSBW_NSEC_PER_SEC / sc->hz;
+	/* Linux scales its latency tunables by 1 + log2(min(cpus, 8)). */
+	int64_t factor = 1 + ilog2u(n < 8 ? n : 8);
+	s->latency_ns = 6 * CFSBW_NSEC_PER_MSEC * factor;
+	s->min_gran_ns = 750 * CFSBW_NSEC_PER_USEC * factor;
+	s->wakeup_gran_ns = 1 * CFSBW_NSEC_PER_MSEC * factor;
+	s->nr_latency = 8;
+	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC;
+	__rng_seed(&s->rng, sc->seed);
+	__timer_init(&s->balance_timer, SIM_T_BALANCE, 0);
+
+	struct cfsbw_tree_config cfg = {
+		.nr_rq = n,
+		.policy = sc->policy,
+		.ops = &sim_ops,
+		.ctx = s,
+	};
+	rc = cfsbw_tree_create(&cfg, &s->tree);
+	if (rc) {
+		set_error(err, 0, "cannot create the group tree: %s",
+			  errno_text(rc));
+		free(s);
+		return rc;
+	}
+	rc = -ENOMEM;
+	s->cpus = calloc(n, sizeof(*s->cpus));
+	s->groups = calloc(sc->nr_groups + 1, sizeof(*s->groups));
+	s->cap_pending = 2 * (size_t)n + sc->nr_groups + 64;
+	s->pending = calloc(s->cap_pending, sizeof(*s->pending));
+	s->resched_list = calloc(n, sizeof(*s->resched_list));
+	s->idle_mask = calloc((n + 63) / 64, sizeof(*s->idle_mask));
+	s->sort_keys = calloc(n, sizeof(*s->sort_keys));
+	if (!s->cpus || !s->groups || !s->pending || !s->resched_list ||
+	    !s->idle_mask || !s->sort_keys)
+		goto fail;
+	for (unsigned c = 0; c < n; c++) {
+		struct sim_cpu *cpu = &s->cpus[c];
+		list_init(&cpu->tasks);
+		__timer_init(&cpu->tick, SIM_T_TICK, c);
+		__timer_init(&cpu->burst, SIM_T_BURST, c);
+		cpu_set_idle(s, c, true);
+	}
+	if ((rc = setup_groups(s, err)))
+		goto fail;
+	if ((rc = setup_tasks(s, err)))
+		goto fail;
+	size_t nr_timers = 2 * (size_t)n + s->nr_tasks + 3 * s->nr_groups + 1;
+	if (nr_timers > UINT32_MAX - 1 ||
+	    (rc = __evq_init(&s->evq, (uint32_t)nr_timers)))
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	if (rc == -ENOMEM && err && !err->msg[0])
+		set_error(err, 0, "out of memory");
+	sim_free(s);
+	return rc;
+}
+
+void sim_free(struct sim *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		__workload_free(&s->tasks[i]);
+	for (size_t i = 0; i < s->nr_lines; i++)
+		free(s->lines[i].lat);
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		free(s->groups[i]->pc);
+		free(s->groups[i]);
+	}
+	cfsbw_tree_free(s->tree);
+	__evq_destroy(&s->evq);
+	free(s->tasks);
+	free(s->lines);
+	free(s->groups);
+	free(s->cpus);
+	free(s->pending);
+	free(s->resched_list);
+	free(s->idle_mask);
+	free(s->sort_keys);
+	free(s);
+}

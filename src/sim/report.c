@@ -1,0 +1,294 @@
+/*
+ * report.c - the results of a run: accessors, the text report and the JSON
+ * object of `cfsbw sim`.
+ *
+ * Numbers are formatted from integers (cores as millionths, times in ns),
+ * never through floating point, so that reports are identical byte for
+ * byte on every machine.  cpu.stat columns come from the core's
+ * CFSBW_STAT_MAP, like the file itself.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+int64_t sim_cores_micro(int64_t used_ns, int64_t span_ns)
+{
+	if (span_ns <= 0 || used_ns <= 0)
+		return 0;
+	/* keep r * 1e6 within 64 bits for spans up to hours */
+	while (span_ns > INT64_C(9000000000000)) {
+		span_ns /= 1000;
+		used_ns /= 1000;
+	}
+	int64_t q = used_ns / span_ns, r = used_ns % span_ns;
+	return q * 1000000 + (r * 1000000 + span_ns / 2) / span_ns;
+}
+
+size_t sim_nr_groups(const struct sim *s)
+{
+	return s->nr_groups;
+}
+
+void sim_group_result(const struct sim *s, size_t i,
+		      struct sim_group_result *out)
+{
+	struct sim_group *g = s->groups[i];
+	out->path = cfsbw_group_path(g->cg);
+	out->group = g->cg;
+	out->usage_ns = g->usage_ns;
+	out->quota_ns = cfsbw_group_quota_ns(g->cg);
+	out->period_ns = cfsbw_group_period_ns(g->cg);
+	out->shares = cfsbw_group_shares(g->cg);
+	out->throttles = g->throttles;
+	cfsbw_group_stats(g->cg, &out->stats);
+}
+
+int sim_group_result_by_path(const struct sim *s, const char *path,
+			     struct sim_group_result *out)
+{
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		if (!strcmp(cfsbw_group_path(s->groups[i]->cg), path)) {
+			sim_group_result(s, i, out);
+			return 0;
+		}
+	}
+	return -2; /* -ENOENT, without <errno.h> in a report file */
+}
+
+size_t sim_nr_lines(const struct sim *s)
+{
+	return s->nr_lines;
+}
+
+void sim_line_result(const struct sim *s, size_t i, struct sim_line_result *out)
+{
+	const struct sim_line *l = &s->lines[i];
+	out->spec = l->spec;
+	out->cpu_ns = l->state_ns[SIM_TS_RUNNING];
+	out->wait_ns = l->state_ns[SIM_TS_WAITING];
+	out->throttled_ns = l->state_ns[SIM_TS_THROTTLED];
+	out->sleep_ns = l->state_ns[SIM_TS_SLEEPING];
+	out->migrations = l->migrations;
+	out->completed = l->completed;
+	out->pending = l->pending;
+	out->dropped = l->dropped + l->lat_lost;
+	__line_latency(l, &out->latency);
+}
+
+void sim_totals(const struct sim *s, struct sim_totals *out)
+{
+	out->nr_cpus = s->nr_cpus;
+	out->hz = s->sc->hz;
+	out->duration_ns = s->end_ns;
+	out->seed = s->sc->seed;
+	out->policy = cfsbw_tree_policy(s->tree);
+	out->slice_ns = cfsbw_tree_slice_ns(s->tree);
+	out->events = s->events;
+	out->switches = s->switches;
+	out->migrations = s->migrations;
+	out->busy_ns = s->busy_ns;
+}
+
+struct cfsbw_tree *sim_tree(struct sim *s)
+{
+	return s->tree;
+}
+
+/* ---- formatting ------------------------------------------------------- */
+
+/* ns as "S.mmm" seconds, rounded to the millisecond. */
+static const char *fmt_sec(char *buf, size_t n, int64_t ns)
+{
+	int64_t ms = (ns + 500000) / 1000000;
+	snprintf(buf, n, "%" PRId64 ".%03" PRId64, ms / 1000, ms % 1000);
+	return buf;
+}
+
+/* ns as "M.uuu" milliseconds, rounded to the microsecond. */
+static const char *fmt_ms(char *buf, size_t n, int64_t ns)
+{
+	int64_t us = (ns + 500) / 1000;
+	snprintf(buf, n, "%" PRId64 ".%03" PRId64, us / 1000, us % 1000);
+	return buf;
+}
+
+static const char *fmt_cores(char *buf, size_t n, int64_t micro)
+{
+	snprintf(buf, n, "%" PRId64 ".%06" PRId64, micro / 1000000,
+		 micro % 1000000);
+	return buf;
+}
+
+static bool stat_shown(const struct sim *s, int upstream_only)
+{
+	return !upstream_only ||
+	       cfsbw_tree_policy(s->tree) == CFSBW_POLICY_UPSTREAM;
+}
+
+static bool has_latency(enum sim_workload wl)
+{
+	return wl == SIM_WL_DUTY || wl == SIM_WL_REQUESTS;
+}
+
+void sim_report_text(const struct sim *s, const char *name, FILE *f)
+{
+	struct sim_totals tot;
+	char a[32], b[32], c[32];
+	sim_totals(s, &tot);
+
+	fprintf(f, "scenario %s: %u CPUs, HZ %u, %s s simulated, policy %s, "
+		   "slice %" PRId64 " us, seed %" PRIu64 "\n",
+		name, tot.nr_cpus, tot.hz, fmt_sec(a, sizeof a, tot.duration_ns),
+		cfsbw_policy_name(tot.policy), tot.slice_ns / 1000, tot.seed);
+	fprintf(f, "  %" PRIu64 " events, %" PRIu64 " context switches, %" PRIu64
+		   " migrations, machine busy %s of %u cores\n\n",
+		tot.events, tot.switches, tot.migrations,
+		fmt_cores(b, sizeof b,
+			  sim_cores_micro(tot.busy_ns, tot.duration_ns)),
+		tot.nr_cpus);
+
+	fprintf(f, "%-24s %10s %21s", "group", "cores", "quota/period us");
+#define STAT_HEAD(field, up)                                                   \
+	if (stat_shown(s, up))                                                 \
+		fprintf(f, " %15s", #field);
+	CFSBW_STAT_MAP(STAT_HEAD)
+#undef STAT_HEAD
+	fputc('\n', f);
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		struct sim_group_result r;
+		char qp[48];
+		sim_group_result(s, i, &r);
+		if (r.quota_ns == CFSBW_RUNTIME_INF)
+			snprintf(qp, sizeof qp, "-1/%" PRId64, r.period_ns / 1000);
+		else
+			snprintf(qp, sizeof qp, "%" PRId64 "/%" PRId64,
+				 r.quota_ns / 1000, r.period_ns / 1000);
+		fprintf(f, "%-24s %10s %21s", r.path,
+			fmt_cores(a, sizeof a,
+				  sim_cores_micro(r.usage_ns, tot.duration_ns)),
+			qp);
+#define STAT_VAL(field, up)                                                    \
+	if (stat_shown(s, up))                                                 \
+		fprintf(f, " %15" PRIu64, r.stats.field);
+		CFSBW_STAT_MAP(STAT_VAL)
+#undef STAT_VAL
+		fputc('\n', f);
+	}
+
+	fprintf(f, "\n%-44s %9s %9s %9s %10s %10s %10s\n",
+		"task line (group workload xcount)", "cpu s", "wait s",
+		"thrott s", "p50 ms", "p99 ms", "max ms");
+	for (size_t i = 0; i < s->nr_lines; i++) {
+		struct sim_line_result r;
+		char what[256], l50[32], l99[32], lmax[32];
+		sim_line_result(s, i, &r);
+		snprintf(what, sizeof what, "%u: %s %s x%u", r.spec->line,
+			 r.spec->group, r.spec->text, r.spec->count);
+		fprintf(f, "%-44s %9s %9s %9s", what,
+			fmt_sec(a, sizeof a, r.cpu_ns),
+			fmt_sec(b, sizeof b, r.wait_ns),
+			fmt_sec(c, sizeof c, r.throttled_ns));
+		if (has_latency(r.spec->workload) && r.latency.count)
+			fprintf(f, " %10s %10s %10s  (%" PRIu64 " done",
+				fmt_ms(l50, sizeof l50, r.latency.p50_ns),
+				fmt_ms(l99, sizeof l99, r.latency.p99_ns),
+				fmt_ms(lmax, sizeof lmax, r.latency.max_ns),
+				r.latency.count);
+		else if (has_latency(r.spec->workload))
+			fprintf(f, " %10s %10s %10s  (0 done", "-", "-", "-");
+		if (r.spec->workload == SIM_WL_REQUESTS)
+			fprintf(f, ", %" PRIu64 " queued at the end", r.pending);
+		if (has_latency(r.spec->workload))
+			fputc(')', f);
+		fputc('\n', f);
+	}
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+void sim_report_json(const struct sim *s, const char *name, FILE *f)
+{
+	struct sim_totals tot;
+	char a[32];
+	sim_totals(s, &tot);
+
+	fputs("{\"scenario\": {\"name\": ", f);
+	json_str(f, name);
+	fprintf(f, ", \"cpus\": %u, \"hz\": %u, \"duration_ns\": %" PRId64
+		   ", \"seed\": %" PRIu64 ", \"policy\": \"%s\", "
+		   "\"slice_us\": %" PRId64 "},\n",
+		tot.nr_cpus, tot.hz, tot.duration_ns, tot.seed,
+		cfsbw_policy_name(tot.policy), tot.slice_ns / 1000);
+
+	fputs(" \"groups\": {", f);
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		struct sim_group_result r;
+		sim_group_result(s, i, &r);
+		fputs(i ? ",\n  " : "\n  ", f);
+		json_str(f, r.path);
+		fprintf(f, ": {\"usage\": %s, \"cpu_time_ns\": %" PRId64
+			   ", \"quota_us\": %" PRId64 ", \"period_us\": %" PRId64
+			   ", \"shares\": %u, \"throttles\": %" PRIu64,
+			fmt_cores(a, sizeof a,
+				  sim_cores_micro(r.usage_ns, tot.duration_ns)),
+			r.usage_ns,
+			r.quota_ns == CFSBW_RUNTIME_INF ? -1 : r.quota_ns / 1000,
+			r.period_ns / 1000, r.shares, r.throttles);
+#define STAT_JSON(field, up)                                                   \
+	if (stat_shown(s, up))                                                 \
+		fprintf(f, ", \"" #field "\": %" PRIu64, r.stats.field);
+		CFSBW_STAT_MAP(STAT_JSON)
+#undef STAT_JSON
+		fputc('}', f);
+	}
+	fputs("},\n \"tasks\": [", f);
+	for (size_t i = 0; i < s->nr_lines; i++) {
+		struct sim_line_result r;
+		sim_line_result(s, i, &r);
+		fputs(i ? ",\n  " : "\n  ", f);
+		fprintf(f, "{\"line\": %u, \"group\": ", r.spec->line);
+		json_str(f, r.spec->group);
+		fprintf(f, ", \"workload\": \"%s\", \"args\": ",
+			sim_workload_name(r.spec->workload));
+		json_str(f, r.spec->text);
+		fprintf(f, ", \"count\": %u, \"cpu_time_ns\": %" PRId64
+			   ", \"wait_time_ns\": %" PRId64
+			   ", \"throttled_time_ns\": %" PRId64
+			   ", \"sleep_time_ns\": %" PRId64
+			   ", \"migrations\": %" PRIu64 ", \"completed\": %" PRIu64,
+			r.spec->count, r.cpu_ns, r.wait_ns, r.throttled_ns,
+			r.sleep_ns, r.migrations, r.completed);
+		if (r.spec->workload == SIM_WL_REQUESTS)
+			fprintf(f, ", \"pending\": %" PRIu64 ", \"dropped\": %" PRIu64,
+				r.pending, r.dropped);
+		if (has_latency(r.spec->workload))
+			fprintf(f, ", \"latency\": {\"count\": %" PRIu64
+				   ", \"p50_ns\": %" PRId64 ", \"p99_ns\": %" PRId64
+				   ", \"max_ns\": %" PRId64 ", \"mean_ns\": %" PRId64
+				   "}",
+				r.latency.count, r.latency.p50_ns,
+				r.latency.p99_ns, r.latency.max_ns,
+				r.latency.mean_ns);
+		fputc('}', f);
+	}
+	fprintf(f, "],\n \"totals\": {\"events\": %" PRIu64
+		   ", \"switches\": %" PRIu64 ", \"migrations\": %" PRIu64
+		   ", \"cpu_time_ns\": %" PRId64 ", \"usage\": %s}}\n",
+		tot.events, tot.switches, tot.migrations, tot.busy_ns,
+		fmt_cores(a, sizeof a,
+			  sim_cores_micro(tot.busy_ns, tot.duration_ns)));
+}

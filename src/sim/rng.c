@@ -1,0 +1,93 @@
+/*
+ * rng.c - the simulator's one source of randomness: xoshiro256** seeded
+ * through splitmix64, and exponential samples computed with integers only.
+ *
+ * Why no libm: log() may round differently from one C library (or one
+ * compiler's contraction of multiply-adds) to another, and one differently
+ * rounded inter-arrival time changes every event after it.  -ln(U) is
+ * computed here in fixed point (30 fractional bits) from the integer's
+ * base-2 logarithm, which is exact bit by bit; the same seed gives the same
+ * samples on every machine.
+ */
+#include "sim/sim_int.h"
+
+static uint64_t splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += UINT64_C(0x9e3779b97f4a7c15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+void __rng_seed(struct sim_rng *r, uint64_t seed)
+{
+	uint64_t x = seed;
+	for (int i = 0; i < 4; i++)
+		r->s[i] = splitmix64(&x);
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+uint64_t __rng_next(struct sim_rng *r)
+{
+	uint64_t *s = r->s;
+	uint64_t result = rotl(s[1] * 5, 7) * 9;
+	uint64_t t = s[1] << 17;
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
+}
+
+#define LOG_FRAC_BITS 30
+
+/*
+ * log2(v) for 1 <= v < 2^63, in fixed point with LOG_FRAC_BITS fraction
+ * bits: the integer part is the top bit's position; each fraction bit comes
+ * from squaring the mantissa (kept in [1, 2) as Q31, so a square fits in 64
+ * bits) and seeing whether it reached 2.
+ */
+static uint64_t log2_fixed(uint64_t v)
+{
+	unsigned k = 0;
+	while ((v >> k) > 1)
+		k++;
+	uint64_t m = k <= 31 ? v << (31 - k) : v >> (k - 31);
+	uint64_t frac = 0;
+	for (int i = 1; i <= LOG_FRAC_BITS; i++) {
+		m = (m * m) >> 31;
+		if (m >= (UINT64_C(2) << 31)) {
+			m >>= 1;
+			frac |= UINT64_C(1) << (LOG_FRAC_BITS - i);
+		}
+	}
+	return ((uint64_t)k << LOG_FRAC_BITS) | frac;
+}
+
+/* ln 2 with 28 fraction bits: 0.693147180559945 * 2^28, rounded. */
+#define LN2_Q28 UINT64_C(186065280)
+
+int64_t __rng_exp(struct sim_rng *r, int64_t mean_ns)
+{
+	if (mean_ns <= 0)
+		return 0;
+	/* U = (x + 1) / 2^53 in (0, 1]; -ln U = (53 - log2(x + 1)) ln 2. */
+	uint64_t x = (__rng_next(r) >> 11) + 1;
+	uint64_t e2 = ((uint64_t)53 << LOG_FRAC_BITS) - log2_fixed(x);
+	/* e2 < 2^36 and LN2_Q28 < 2^28: the product fits in 64 bits. */
+	uint64_t e = (e2 * LN2_Q28) >> 28; /* -ln U, Q30 */
+	/* mean * e >> 30 without overflow: split the mean at bit 20.  Means
+	 * are capped at 2^42 ns (over an hour) so hi * e stays below 2^64. */
+	uint64_t mean = (uint64_t)mean_ns;
+	if (mean > (UINT64_C(1) << 42))
+		mean = UINT64_C(1) << 42;
+	uint64_t hi = mean >> 20, lo = mean & ((UINT64_C(1) << 20) - 1);
+	uint64_t v = ((hi * e) >> 10) + ((lo * e) >> 30);
+	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
+}

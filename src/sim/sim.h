@@ -1,0 +1,223 @@
+/*
+ * sim.h - the simulator's interface: scenarios, runs and their results.
+ *
+ * A scenario (parsed from text by sim_scenario_parse(), or built by hand)
+ * describes a machine of 1..4096 virtual CPUs, a tree of groups configured
+ * through the core's file interface, and tasks running workloads.  A run
+ * (sim_create(), sim_run()) drives the unchanged core (cfsbw.h) with a
+ * virtual clock under a model of the completely fair scheduler (SPEC
+ * sections 3-7).  Same scenario, same seed: the same results, byte for
+ * byte, on every machine (all decisions use integer arithmetic).
+ *
+ * The model does no I/O.  The report (report.c) writes to a caller's FILE;
+ * trace files are read by the caller and handed over as text.
+ *
+ * Errors: 0 or a negative errno; parse and setup errors also fill a
+ * struct sim_error naming the line and the offending text.
+ */
+#ifndef CFSBW_SIM_H
+#define CFSBW_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cfsbw.h"
+
+#define SIM_MAX_CPUS 4096u
+#define SIM_MIN_HZ 100u
+#define SIM_MAX_HZ 10000u
+#define SIM_DEFAULT_HZ 250u
+#define SIM_MAX_COUNT 1000000u /* tasks per task line */
+
+/* Workloads: X(enum suffix, name in scenario files) */
+#define SIM_WORKLOAD_MAP(X)                                                    \
+	X(BUSY, "busy")                                                        \
+	X(DUTY, "duty")                                                        \
+	X(REQUESTS, "requests")                                                \
+	X(TRACE, "trace")
+
+enum sim_workload {
+#define SIM_WORKLOAD_ENUM(e, name) SIM_WL_##e,
+	SIM_WORKLOAD_MAP(SIM_WORKLOAD_ENUM)
+#undef SIM_WORKLOAD_ENUM
+	SIM_WL_COUNT
+};
+
+const char *sim_workload_name(enum sim_workload wl);
+
+/* Where an error is and what it is: "LINE: MSG" (line 0: no line). */
+struct sim_error {
+	unsigned line;
+	char msg[320];
+};
+
+/* One "file=value" of a group line, written through cfsbw_file_write(). */
+struct sim_setting {
+	char *file;
+	char *value;
+};
+
+struct sim_group_spec {
+	char *path;
+	unsigned line;
+	struct sim_setting *settings;
+	size_t nr_settings;
+};
+
+struct sim_sysctl_spec {
+	char *name;
+	char *value;
+	unsigned line;
+};
+
+/* One step of a trace: run this much CPU, then sleep this long. */
+struct sim_trace_step {
+	int64_t run_ns;
+	int64_t sleep_ns;
+};
+
+struct sim_task_spec {
+	unsigned line;
+	char *group;    /* path of an existing group */
+	char *text;     /* the workload as written, for reports */
+	enum sim_workload workload;
+	unsigned count; /* identical tasks (count=N), default 1 */
+	/* duty: run run_ns of CPU, sleep sleep_ns, repeat. */
+	int64_t run_ns;
+	int64_t sleep_ns;
+	/* requests: Poisson arrivals with mean gap mean_gap_ns (1 s / rate),
+	 * each needing service_ns of CPU (the mean, if service_exp). */
+	int64_t mean_gap_ns;
+	int64_t service_ns;
+	bool service_exp;
+	/* trace: steps read from trace_file by the caller. */
+	char *trace_file;
+	struct sim_trace_step *trace;
+	size_t trace_len;
+	bool trace_loop;
+};
+
+struct sim_scenario {
+	unsigned nr_cpus;        /* default 1 */
+	unsigned hz;             /* default SIM_DEFAULT_HZ */
+	int64_t duration_ns;     /* default 10 s */
+	uint64_t seed;           /* default 1 */
+	enum cfsbw_policy policy; /* default v4 */
+	struct sim_sysctl_spec *sysctls;
+	size_t nr_sysctls;
+	struct sim_group_spec *groups;
+	size_t nr_groups;
+	struct sim_task_spec *tasks;
+	size_t nr_tasks;
+};
+
+/* Defaults as above. */
+void sim_scenario_init(struct sim_scenario *sc);
+/*
+ * Parse scenario text (SPEC section 7 / docs/sim.md) into *sc, which must
+ * have been initialised.  Returns 0, -EINVAL (err filled) or -ENOMEM.
+ * Trace workloads only name their file: load each with
+ * sim_trace_parse() before sim_create().
+ */
+int sim_scenario_parse(struct sim_scenario *sc, const char *text,
+		       struct sim_error *err);
+/* Parse trace CSV text ("run_us,sleep_us" lines) into task t. */
+int sim_trace_parse(struct sim_task_spec *t, const char *text,
+		    struct sim_error *err);
+void sim_scenario_free(struct sim_scenario *sc);
+
+struct sim;
+
+/*
+ * Build the machine: the core's tree with the scenario's policy, its
+ * sysctls and groups (each setting through cfsbw_file_write(), so R2's
+ * rules apply and an error names the line), and the tasks.  The caller owns
+ * *out (sim_free()); sc must outlive it.  Returns 0, -EINVAL, -ENOMEM.
+ */
+int sim_create(const struct sim_scenario *sc, struct sim **out,
+	       struct sim_error *err);
+void sim_free(struct sim *s);
+
+/* One period of one group, for --timeline. */
+struct sim_timeline_row {
+	const char *group;
+	int64_t start_ns;
+	int64_t period_ns;
+	int64_t used_ns;            /* CPU time used by the group's subtree */
+	unsigned throttled_accounts; /* accounts that throttled in the period */
+	int64_t throttled_time_ns;  /* cpu.stat throttled_time growth */
+};
+
+typedef void sim_timeline_fn(void *ctx, const struct sim_timeline_row *row);
+/* Before sim_run(): call fn once per group per period of that group. */
+void sim_set_timeline(struct sim *s, sim_timeline_fn *fn, void *ctx);
+
+/* Run the scenario to its end.  Returns 0 or -ENOMEM. */
+int sim_run(struct sim *s);
+
+/* Results, after sim_run(). */
+struct sim_group_result {
+	const char *path;
+	struct cfsbw_group *group;
+	int64_t usage_ns;   /* CPU time of the group's whole subtree */
+	int64_t quota_ns;   /* CFSBW_RUNTIME_INF: unlimited */
+	int64_t period_ns;
+	unsigned shares;
+	uint64_t throttles; /* throttle events of its accounts (R7) */
+	struct cfsbw_stats stats;
+};
+
+struct sim_latency {
+	uint64_t count;
+	int64_t p50_ns, p99_ns, max_ns, mean_ns;
+};
+
+/* One task line of the scenario, summed over its count tasks. */
+struct sim_line_result {
+	const struct sim_task_spec *spec;
+	int64_t cpu_ns;       /* running */
+	int64_t wait_ns;      /* runnable, not running, not throttled */
+	int64_t throttled_ns; /* runnable under a throttled account (R7, R11) */
+	int64_t sleep_ns;
+	uint64_t migrations;
+	uint64_t completed;   /* duty cycles, requests, trace steps done */
+	uint64_t pending;     /* requests queued at the end */
+	uint64_t dropped;     /* requests lost for want of memory */
+	struct sim_latency latency;
+};
+
+struct sim_totals {
+	unsigned nr_cpus;
+	unsigned hz;
+	int64_t duration_ns;
+	uint64_t seed;
+	enum cfsbw_policy policy;
+	int64_t slice_ns;
+	uint64_t events;      /* events processed */
+	uint64_t switches;    /* context switches */
+	uint64_t migrations;  /* load-balancing pulls */
+	int64_t busy_ns;      /* CPU time used, all CPUs */
+};
+
+size_t sim_nr_groups(const struct sim *s);
+void sim_group_result(const struct sim *s, size_t i,
+		      struct sim_group_result *out);
+/* The result of the group at path; -ENOENT if none. */
+int sim_group_result_by_path(const struct sim *s, const char *path,
+			     struct sim_group_result *out);
+size_t sim_nr_lines(const struct sim *s);
+void sim_line_result(const struct sim *s, size_t i,
+		     struct sim_line_result *out);
+void sim_totals(const struct sim *s, struct sim_totals *out);
+struct cfsbw_tree *sim_tree(struct sim *s);
+
+/* report.c: the text report and the JSON object of `cfsbw sim`. */
+void sim_report_text(const struct sim *s, const char *name, FILE *f);
+void sim_report_json(const struct sim *s, const char *name, FILE *f);
+
+/* Cores as fixed point with 6 decimals: used_ns / span_ns * 1e6. */
+int64_t sim_cores_micro(int64_t used_ns, int64_t span_ns);
+
+#endif /* CFSBW_SIM_H */

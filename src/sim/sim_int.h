@@ -1,0 +1,311 @@
+/*
+ * sim_int.h - the simulator's private header: the machine's objects and the
+ * interfaces between the simulator's files.
+ *
+ *   evq.c       the event queue: timers in a heap keyed by (time, sequence)
+ *   rng.c       the one seeded generator, exponential samples in integers
+ *   cfs.c       the fair-scheduling model: entities, per-CPU queues of
+ *               entities ordered by virtual runtime, weights from shares
+ *   machine.c   CPUs, ticks, sleep and wake-up, throttling as the core
+ *               decides it (R7, R10), load balancing (R8, R9), the run
+ *   workload.c  busy, duty, requests, trace; latencies
+ *   scenario.c  scenario and trace text
+ *   report.c    text and JSON reports
+ *
+ * Everything runs on one thread; time is int64_t nanoseconds of simulated
+ * time; no decision uses floating point.
+ */
+#ifndef CFSBW_SIM_INT_H
+#define CFSBW_SIM_INT_H
+
+#include "sim/sim.h"
+
+/* A broken invariant of the model: stop loudly, with file and line. */
+#define SIM_BUG_ON(cond)                                                       \
+	do {                                                                   \
+		if (cond)                                                      \
+			__sim_bug(__FILE__, __LINE__, #cond);                  \
+	} while (0)
+_Noreturn void __sim_bug(const char *file, int line, const char *what);
+
+/* ---- evq.c ---------------------------------------------------------- */
+
+enum sim_timer_kind {
+	SIM_T_TICK,    /* a CPU's scheduler tick (id: cpu) */
+	SIM_T_BURST,   /* the running task's burst of CPU ends (id: cpu) */
+	SIM_T_WAKE,    /* a task wakes, or a request arrives (id: task) */
+	SIM_T_PERIOD,  /* a group's period timer (R10) (id: group) */
+	SIM_T_SLACK,   /* a group's slack timer (upstream) (id: group) */
+	SIM_T_SAMPLE,  /* a group's timeline row (id: group) */
+	SIM_T_BALANCE, /* periodic load balancing */
+};
+
+#define SIM_TIMER_IDLE UINT32_MAX
+
+struct sim_timer {
+	int64_t when;
+	uint64_t seq;  /* equal deadlines fire in the order they were armed */
+	uint32_t idx;  /* position in the heap, SIM_TIMER_IDLE when not armed */
+	uint16_t kind;
+	uint32_t id;
+};
+
+struct sim_evq {
+	struct sim_timer **heap;
+	uint32_t len, cap;
+	uint64_t seq;
+};
+
+int __evq_init(struct sim_evq *q, uint32_t cap);
+void __evq_destroy(struct sim_evq *q);
+void __timer_init(struct sim_timer *t, enum sim_timer_kind kind, uint32_t id);
+/* Arm (or re-arm) t at when.  The heap holds every timer: never fails. */
+void __timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when);
+void __timer_cancel(struct sim_evq *q, struct sim_timer *t);
+static inline bool timer_armed(const struct sim_timer *t)
+{
+	return t->idx != SIM_TIMER_IDLE;
+}
+static inline struct sim_timer *evq_peek(const struct sim_evq *q)
+{
+	return q->len ? q->heap[0] : NULL;
+}
+/* Remove and return the earliest timer (NULL when empty). */
+struct sim_timer *__evq_pop(struct sim_evq *q);
+
+/* ---- rng.c ---------------------------------------------------------- */
+
+struct sim_rng {
+	uint64_t s[4];
+};
+
+void __rng_seed(struct sim_rng *r, uint64_t seed);
+uint64_t __rng_next(struct sim_rng *r);
+/* An exponential sample of mean mean_ns (>= 0), in integer arithmetic. */
+int64_t __rng_exp(struct sim_rng *r, int64_t mean_ns);
+
+/* ---- cfs.c ---------------------------------------------------------- */
+
+#define NICE_0_LOAD 1024u
+#define MIN_SHARES_WEIGHT 2u
+
+/* Intrusive pairing heap: no allocation on enqueue. */
+struct ph_node {
+	struct ph_node *child, *next, *prev;
+};
+
+/*
+ * A scheduling entity: one per task, one per group per CPU (the root group
+ * has none: its queue is the CPU's).
+ */
+struct sim_entity {
+	struct ph_node node;
+	int64_t vruntime;      /* ns of virtual time, compared wrap-safely */
+	int64_t sum_exec;      /* CPU time while an entity on the path ran */
+	int64_t prev_sum_exec; /* sum_exec when last picked */
+	uint64_t weight;
+	uint32_t id;           /* ties on vruntime go to the lower id */
+	unsigned depth;        /* entities above this one */
+	bool on_rq;
+	struct sim_cfs_rq *cfs_rq; /* the queue it is (or would be) on */
+	struct sim_cfs_rq *my_q;   /* a group entity's own queue; NULL: task */
+	struct sim_entity *parent;
+};
+
+struct sim_cfs_rq {
+	struct ph_node *root;   /* queued entities except curr */
+	uint64_t load;          /* weights of on_rq entities, curr included */
+	unsigned nr_running;    /* on_rq entities, curr included */
+	int64_t min_vruntime;
+	struct sim_entity *curr;
+	struct sim_gcpu *owner; /* the group on this CPU owning the queue */
+};
+
+/* One group on one CPU: its entity and its queue. */
+struct sim_gcpu {
+	struct sim_entity se;
+	struct sim_cfs_rq q;
+	uint64_t contrib;   /* q.load counted in the group's tg_load */
+	bool throttled;     /* R7: the core throttled this account */
+	struct sim_group *group;
+};
+
+struct sim_group {
+	struct cfsbw_group *cg;
+	struct sim_group *parent;
+	unsigned index;
+	unsigned depth;
+	unsigned shares;
+	uint64_t tg_load;       /* R8: runnable load of unthrottled queues */
+	struct sim_gcpu *pc;    /* [nr_cpus] */
+	int64_t usage_ns;       /* CPU time of the subtree */
+	uint64_t throttles;
+	struct sim_timer period_timer, slack_timer, sample_timer;
+	/* timeline */
+	int64_t sample_start_ns, sample_usage_ns;
+	uint64_t sample_throttles, sample_throttled_time;
+};
+
+struct sim_cpu;
+struct sim;
+
+int64_t __cfs_calc_delta_fair(int64_t delta, const struct sim_entity *se);
+void __cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner);
+struct sim_entity *__cfs_first(const struct sim_cfs_rq *q);
+void __cfs_update_min_vruntime(struct sim_cfs_rq *q);
+void __cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
+void __cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
+void __cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se);
+void __cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se);
+void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
+			struct sim_entity *se, bool initial);
+void __cfs_reweight_path(struct sim *s, struct sim_group *g, unsigned cpu);
+void __cfs_enqueue_path(struct sim *s, struct sim_entity *se, unsigned cpu);
+void __cfs_dequeue_path(struct sim *s, struct sim_entity *se, unsigned cpu);
+int64_t __cfs_sched_slice(const struct sim *s, const struct sim_entity *se);
+bool __cfs_check_preempt_tick(const struct sim *s, struct sim_cfs_rq *q,
+			      struct sim_entity *curr);
+bool __cfs_wakeup_preempt(const struct sim *s, struct sim_entity *curr,
+			  struct sim_entity *se);
+
+/* ---- the machine (machine.c) ------------------------------------------ */
+
+struct sim_list {
+	struct sim_list *prev, *next;
+};
+
+enum sim_task_state {
+	SIM_TS_SLEEPING,
+	SIM_TS_WAITING,
+	SIM_TS_THROTTLED,
+	SIM_TS_RUNNING,
+	SIM_TS_COUNT
+};
+
+struct sim_request {
+	int64_t arrival_ns;
+	int64_t service_ns;
+};
+
+struct sim_line;
+
+struct sim_task {
+	struct sim_entity se;
+	struct sim_group *g;
+	struct sim_line *line;
+	const struct sim_task_spec *spec;
+	unsigned cpu;
+	enum sim_task_state state;
+	bool runnable;
+	bool exited;
+	int64_t state_since;
+	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
+	int64_t cycle_start;  /* duty: when this cycle's run became due */
+	struct sim_timer wake;
+	struct sim_list link; /* on its CPU's list while runnable */
+	/* requests: FIFO ring of requests waiting or in service */
+	struct sim_request *rq_ring;
+	uint32_t rq_head, rq_len, rq_cap;
+	size_t trace_pos;
+	uint64_t migrations;
+};
+
+struct sim_line {
+	const struct sim_task_spec *spec;
+	int64_t state_ns[SIM_TS_COUNT];
+	uint64_t migrations;
+	uint64_t completed;
+	uint64_t dropped;
+	uint64_t pending;     /* requests still queued at the end */
+	int64_t *lat;         /* latencies, ns */
+	size_t nr_lat, cap_lat;
+	uint64_t lat_lost;
+};
+
+struct sim_cpu {
+	struct sim_task *curr;
+	int64_t exec_start;
+	struct sim_timer tick, burst;
+	struct sim_list tasks; /* runnable tasks here, in arrival order */
+	unsigned nr;           /* R9 count as last seen */
+	bool resched;          /* on the resched list */
+	bool idle;
+	uint64_t switches;
+	int64_t busy_ns;
+};
+
+enum sim_pending_op { SIM_OP_THROTTLE, SIM_OP_UNTHROTTLE };
+
+struct sim_pending {
+	struct sim_group *g;
+	unsigned cpu;
+	enum sim_pending_op op;
+};
+
+struct sim {
+	const struct sim_scenario *sc;
+	struct cfsbw_tree *tree;
+	unsigned nr_cpus;
+	int64_t now;
+	int64_t end_ns;
+	int64_t tick_ns;
+	/* CFS tunables (scaled by CPUs as Linux does), ns */
+	int64_t latency_ns, min_gran_ns, wakeup_gran_ns;
+	unsigned nr_latency;
+	int64_t balance_ns;
+	struct sim_evq evq;
+	struct sim_rng rng;
+	struct sim_cpu *cpus;
+	struct sim_group **groups; /* in creation order; [0] is the root */
+	size_t nr_groups;
+	struct sim_task *tasks;
+	size_t nr_tasks;
+	struct sim_line *lines;
+	size_t nr_lines;
+	struct sim_timer balance_timer;
+	/* decisions of the core, acted on after it returns */
+	struct sim_pending *pending;
+	size_t nr_pending, cap_pending;
+	bool draining;
+	unsigned *resched_list;
+	size_t nr_resched;
+	/* load balancing */
+	uint64_t *idle_mask;  /* bit set: CPU runs nothing */
+	unsigned nr_idle;
+	unsigned nr_overloaded; /* CPUs whose R9 count is >= 2 */
+	uint64_t *sort_keys;
+	uint32_t next_entity_id;
+	sim_timeline_fn *timeline;
+	void *timeline_ctx;
+	bool oom;
+	/* totals */
+	uint64_t events, switches, migrations;
+	int64_t busy_ns;
+};
+
+static inline struct sim_task *task_of(struct sim_entity *se)
+{
+	return (struct sim_task *)(void *)((char *)se -
+					   offsetof(struct sim_task, se));
+}
+
+/* machine.c, for workload.c */
+void __task_set_state(struct sim *s, struct sim_task *t,
+		      enum sim_task_state st);
+void __task_wake(struct sim *s, struct sim_task *t);
+void __task_sleep(struct sim *s, struct sim_task *t);
+void __task_continue(struct sim *s, struct sim_task *t);
+
+/* workload.c */
+int __workload_init(struct sim *s, struct sim_task *t);
+void __workload_start(struct sim *s, struct sim_task *t);
+/* The running task t finished its burst: continue, sleep or exit. */
+void __workload_burst_done(struct sim *s, struct sim_task *t);
+void __workload_wake_timer(struct sim *s, struct sim_task *t);
+void __workload_free(struct sim_task *t);
+void __line_record(struct sim *s, struct sim_line *l, int64_t latency_ns);
+/* After the run: sort the latencies for __line_latency(). */
+void __line_finish(struct sim_line *l);
+void __line_latency(const struct sim_line *l, struct sim_latency *out);
+
+#endif /* CFSBW_SIM_INT_H */

@@ -1,0 +1,252 @@
+/*
+ * workload.c - what the simulated tasks do (SPEC section 7, the sim issue):
+ *
+ *  busy      always runnable.
+ *  duty      needs run_ns of CPU, then sleeps sleep_ns, and again.  Its
+ *            latency is the time from the start of a cycle to the end of
+ *            its run: run_ns when it has a CPU to itself, more when it
+ *            waits or is throttled.
+ *  requests  Poisson arrivals (mean gap 1 s / rate), each needing a fixed
+ *            or exponentially distributed service time, served in arrival
+ *            order from the task's own queue; latency from arrival to
+ *            completion.
+ *  trace     replays (run, sleep) steps read from a CSV file, once or in a
+ *            loop; after its last step the task exits.
+ *
+ * Randomness comes from the machine's one generator, drawn in event order.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sim/sim_int.h"
+
+const char *sim_workload_name(enum sim_workload wl)
+{
+	static const char *const names[] = {
+#define SIM_WORKLOAD_NAME(e, name) name,
+		SIM_WORKLOAD_MAP(SIM_WORKLOAD_NAME)
+#undef SIM_WORKLOAD_NAME
+	};
+	return (unsigned)wl < SIM_WL_COUNT ? names[wl] : NULL;
+}
+
+#define RING_INITIAL 16u
+
+int __workload_init(struct sim *s, struct sim_task *t)
+{
+	(void)s;
+	if (t->spec->workload != SIM_WL_REQUESTS)
+		return 0;
+	t->rq_ring = calloc(RING_INITIAL, sizeof(*t->rq_ring));
+	if (!t->rq_ring)
+		return -ENOMEM;
+	t->rq_cap = RING_INITIAL;
+	return 0;
+}
+
+void __workload_free(struct sim_task *t)
+{
+	free(t->rq_ring);
+	t->rq_ring = NULL;
+}
+
+void __line_record(struct sim *s, struct sim_line *l, int64_t latency_ns)
+{
+	(void)s;
+	if (l->nr_lat == l->cap_lat) {
+		size_t cap = l->cap_lat ? 2 * l->cap_lat : 256;
+		int64_t *p = realloc(l->lat, cap * sizeof(*p));
+		if (!p) {
+			l->lat_lost++; /* reported, never fatal */
+			return;
+		}
+		l->lat = p;
+		l->cap_lat = cap;
+	}
+	l->lat[l->nr_lat++] = latency_ns;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+void __line_finish(struct sim_line *l)
+{
+	if (l->nr_lat > 1)
+		qsort(l->lat, l->nr_lat, sizeof(*l->lat), cmp_i64);
+}
+
+/* Nearest-rank percentiles over the sorted latencies. */
+void __line_latency(const struct sim_line *l, struct sim_latency *out)
+{
+	size_t n = l->nr_lat;
+	out->count = n;
+	out->p50_ns = out->p99_ns = out->max_ns = out->mean_ns = 0;
+	if (!n)
+		return;
+	out->p50_ns = l->lat[(n * 50 + 99) / 100 - 1];
+	out->p99_ns = l->lat[(n * 99 + 99) / 100 - 1];
+	out->max_ns = l->lat[n - 1];
+	int64_t sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += l->lat[i];
+	out->mean_ns = sum / (int64_t)n;
+}
+
+/* ---- requests: the task's FIFO of requests ------------------------------ */
+
+static struct sim_request *ring_head(struct sim_task *t)
+{
+	return &t->rq_ring[t->rq_head];
+}
+
+static bool ring_push(struct sim_task *t, int64_t arrival, int64_t service)
+{
+	if (t->rq_len == t->rq_cap) {
+		if (t->rq_cap > UINT32_MAX / 2)
+			return false;
+		uint32_t cap = 2 * t->rq_cap;
+		struct sim_request *p = malloc(cap * sizeof(*p));
+		if (!p)
+			return false;
+		for (uint32_t i = 0; i < t->rq_len; i++)
+			p[i] = t->rq_ring[(t->rq_head + i) % t->rq_cap];
+		free(t->rq_ring);
+		t->rq_ring = p;
+		t->rq_cap = cap;
+		t->rq_head = 0;
+	}
+	struct sim_request *r = &t->rq_ring[(t->rq_head + t->rq_len) % t->rq_cap];
+	r->arrival_ns = arrival;
+	r->service_ns = service;
+	t->rq_len++;
+	return true;
+}
+
+static void ring_pop(struct sim_task *t)
+{
+	t->rq_head = (t->rq_head + 1) % t->rq_cap;
+	t->rq_len--;
+}
+
+static int64_t service_sample(struct sim *s, const struct sim_task_spec *ts)
+{
+	return ts->service_exp ? __rng_exp(&s->rng, ts->service_ns)
+			       : ts->service_ns;
+}
+
+static void arm_wake(struct sim *s, struct sim_task *t, int64_t when)
+{
+	__timer_arm(&s->evq, &t->wake, when);
+}
+
+/* ---- the life of a task ------------------------------------------------ */
+
+void __workload_start(struct sim *s, struct sim_task *t)
+{
+	const struct sim_task_spec *ts = t->spec;
+	t->cycle_start = s->now;
+	switch (ts->workload) {
+	case SIM_WL_BUSY:
+		t->burst_left = INT64_MAX;
+		__task_wake(s, t);
+		break;
+	case SIM_WL_DUTY:
+		t->burst_left = ts->run_ns;
+		__task_wake(s, t);
+		break;
+	case SIM_WL_REQUESTS:
+		arm_wake(s, t, s->now + __rng_exp(&s->rng, ts->mean_gap_ns));
+		break;
+	case SIM_WL_TRACE:
+		if (ts->trace_len == 0) {
+			t->exited = true;
+			break;
+		}
+		t->burst_left = ts->trace[0].run_ns;
+		__task_wake(s, t);
+		break;
+	case SIM_WL_COUNT:
+		SIM_BUG_ON(1);
+	}
+}
+
+void __workload_wake_timer(struct sim *s, struct sim_task *t)
+{
+	const struct sim_task_spec *ts = t->spec;
+	switch (ts->workload) {
+	case SIM_WL_DUTY:
+		t->burst_left = ts->run_ns;
+		t->cycle_start = s->now;
+		__task_wake(s, t);
+		break;
+	case SIM_WL_TRACE:
+		t->burst_left = ts->trace[t->trace_pos].run_ns;
+		t->cycle_start = s->now;
+		__task_wake(s, t);
+		break;
+	case SIM_WL_REQUESTS:
+		/* An arrival: queue it, draw the next one. */
+		if (!ring_push(t, s->now, service_sample(s, ts)))
+			t->line->dropped++;
+		arm_wake(s, t, s->now + __rng_exp(&s->rng, ts->mean_gap_ns));
+		if (!t->runnable && t->rq_len > 0) {
+			t->burst_left = ring_head(t)->service_ns;
+			__task_wake(s, t);
+		}
+		break;
+	case SIM_WL_BUSY:
+	case SIM_WL_COUNT:
+		SIM_BUG_ON(1);
+	}
+}
+
+void __workload_burst_done(struct sim *s, struct sim_task *t)
+{
+	const struct sim_task_spec *ts = t->spec;
+	struct sim_line *l = t->line;
+	switch (ts->workload) {
+	case SIM_WL_DUTY:
+		l->completed++;
+		__line_record(s, l, s->now - t->cycle_start);
+		__task_sleep(s, t);
+		arm_wake(s, t, s->now + ts->sleep_ns);
+		break;
+	case SIM_WL_REQUESTS:
+		l->completed++;
+		__line_record(s, l, s->now - ring_head(t)->arrival_ns);
+		ring_pop(t);
+		if (t->rq_len > 0) {
+			t->burst_left = ring_head(t)->service_ns;
+			__task_continue(s, t);
+		} else {
+			__task_sleep(s, t);
+		}
+		break;
+	case SIM_WL_TRACE: {
+		l->completed++;
+		int64_t sleep = ts->trace[t->trace_pos].sleep_ns;
+		if (++t->trace_pos == ts->trace_len) {
+			if (!ts->trace_loop) {
+				__task_sleep(s, t);
+				t->exited = true;
+				break;
+			}
+			t->trace_pos = 0;
+		}
+		t->burst_left = ts->trace[t->trace_pos].run_ns;
+		if (sleep == 0) {
+			__task_continue(s, t);
+		} else {
+			__task_sleep(s, t);
+			arm_wake(s, t, s->now + sleep);
+		}
+		break;
+	}
+	case SIM_WL_BUSY:
+	case SIM_WL_COUNT:
+		SIM_BUG_ON(1);
+	}
+}
