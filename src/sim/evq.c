@@ -1,20 +1,24 @@
 /*
- * evq.c - the event queue: every timer of the machine in one binary heap
+ * evq.c - the event queue: every timer of the machine in one 4-ary heap
  * keyed by (deadline, sequence number).  The sequence number is taken when
  * a timer is armed, so timers due at the same instant fire in the order
  * they were armed: the run is deterministic whatever the heap's shape.
  *
  * The heap is sized once for every timer the machine owns (one tick and
  * one burst timer per CPU, one per task, three per group, one balance), so
- * arming never allocates and never fails.
+ * arming never allocates and never fails.  Keys live in the heap's slots
+ * (no pointer chasing while sifting); re-arming an armed timer moves it in
+ * place.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "sim/sim_int.h"
 
-static inline bool timer_before(const struct sim_timer *a,
-				const struct sim_timer *b)
+#define ARITY 4u
+
+static inline bool slot_before(const struct sim_evq_slot *a,
+			       const struct sim_evq_slot *b)
 {
 	if (a->when != b->when)
 		return a->when < b->when;
@@ -47,64 +51,76 @@ void __timer_init(struct sim_timer *t, enum sim_timer_kind kind, uint32_t id)
 	t->id = id;
 }
 
+static inline void place(struct sim_evq *q, uint32_t i,
+			 const struct sim_evq_slot *s)
+{
+	q->heap[i] = *s;
+	s->t->idx = i;
+}
+
 static void sift_up(struct sim_evq *q, uint32_t i)
 {
-	struct sim_timer *t = q->heap[i];
+	struct sim_evq_slot s = q->heap[i];
 	while (i > 0) {
-		uint32_t p = (i - 1) / 2;
-		if (!timer_before(t, q->heap[p]))
+		uint32_t p = (i - 1) / ARITY;
+		if (!slot_before(&s, &q->heap[p]))
 			break;
-		q->heap[i] = q->heap[p];
-		q->heap[i]->idx = i;
+		place(q, i, &q->heap[p]);
 		i = p;
 	}
-	q->heap[i] = t;
-	t->idx = i;
+	place(q, i, &s);
 }
 
 static void sift_down(struct sim_evq *q, uint32_t i)
 {
-	struct sim_timer *t = q->heap[i];
+	struct sim_evq_slot s = q->heap[i];
 	for (;;) {
-		uint32_t c = 2 * i + 1;
+		uint32_t c = ARITY * i + 1, best = c;
 		if (c >= q->len)
 			break;
-		if (c + 1 < q->len && timer_before(q->heap[c + 1], q->heap[c]))
-			c++;
-		if (!timer_before(q->heap[c], t))
+		uint32_t end = c + ARITY < q->len ? c + ARITY : q->len;
+		for (uint32_t k = c + 1; k < end; k++)
+			if (slot_before(&q->heap[k], &q->heap[best]))
+				best = k;
+		if (!slot_before(&q->heap[best], &s))
 			break;
-		q->heap[i] = q->heap[c];
-		q->heap[i]->idx = i;
-		i = c;
+		place(q, i, &q->heap[best]);
+		i = best;
 	}
-	q->heap[i] = t;
-	t->idx = i;
+	place(q, i, &s);
 }
 
-static void heap_remove(struct sim_evq *q, struct sim_timer *t)
+/* Restore the heap around slot i after its key changed either way. */
+static void fix(struct sim_evq *q, uint32_t i)
 {
-	uint32_t i = t->idx;
-	struct sim_timer *last = q->heap[--q->len];
-	t->idx = SIM_TIMER_IDLE;
-	if (last == t)
-		return;
-	q->heap[i] = last;
-	last->idx = i;
-	if (i > 0 && timer_before(last, q->heap[(i - 1) / 2]))
+	if (i > 0 && slot_before(&q->heap[i], &q->heap[(i - 1) / ARITY]))
 		sift_up(q, i);
 	else
 		sift_down(q, i);
 }
 
+static void heap_remove(struct sim_evq *q, struct sim_timer *t)
+{
+	uint32_t i = t->idx;
+	t->idx = SIM_TIMER_IDLE;
+	if (--q->len == i)
+		return;
+	place(q, i, &q->heap[q->len]);
+	fix(q, i);
+}
+
 void __timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when)
 {
-	if (timer_armed(t))
-		heap_remove(q, t);
-	SIM_BUG_ON(q->len >= q->cap);
+	struct sim_evq_slot s = {.when = when, .seq = q->seq++, .t = t};
 	t->when = when;
-	t->seq = q->seq++;
-	q->heap[q->len] = t;
-	t->idx = q->len++;
+	t->seq = s.seq;
+	if (timer_armed(t)) {
+		place(q, t->idx, &s);
+		fix(q, t->idx);
+		return;
+	}
+	SIM_BUG_ON(q->len >= q->cap);
+	place(q, q->len++, &s);
 	sift_up(q, t->idx);
 }
 
@@ -118,7 +134,7 @@ struct sim_timer *__evq_pop(struct sim_evq *q)
 {
 	if (!q->len)
 		return NULL;
-	struct sim_timer *t = q->heap[0];
+	struct sim_timer *t = q->heap[0].t;
 	heap_remove(q, t);
 	return t;
 }

@@ -50,8 +50,16 @@ struct sim_timer {
 	uint32_t id;
 };
 
+/* A heap slot holds the key beside the timer: comparisons stay in the
+ * array, without a load from each timer. */
+struct sim_evq_slot {
+	int64_t when;
+	uint64_t seq;
+	struct sim_timer *t;
+};
+
 struct sim_evq {
-	struct sim_timer **heap;
+	struct sim_evq_slot *heap;
 	uint32_t len, cap;
 	uint64_t seq;
 };
@@ -68,15 +76,18 @@ static inline bool timer_armed(const struct sim_timer *t)
 }
 static inline struct sim_timer *evq_peek(const struct sim_evq *q)
 {
-	return q->len ? q->heap[0] : NULL;
+	return q->len ? q->heap[0].t : NULL;
 }
 /* Remove and return the earliest timer (NULL when empty). */
 struct sim_timer *__evq_pop(struct sim_evq *q);
 
 /* ---- rng.c ---------------------------------------------------------- */
 
+#define SIM_RNG_LOG_TABLE 1024u
+
 struct sim_rng {
 	uint64_t s[4];
+	uint64_t log2_table[SIM_RNG_LOG_TABLE + 1]; /* log2(1 + i/1024), Q30 */
 };
 
 void __rng_seed(struct sim_rng *r, uint64_t seed);

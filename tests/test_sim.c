@@ -1,0 +1,421 @@
+/*
+ * test_sim.c - the simulator's behaviour, in numbers: the seeds' examples
+ * (SPEC section 5), fair shares, hierarchy (R11), work conservation (R7,
+ * R9), conservation (R13), latency, determinism.
+ *
+ * Each test runs a scenario of seconds of simulated time; the simulator
+ * runs them in milliseconds.
+ */
+#include <errno.h>
+
+#include "harness.h"
+#include "sim/sim.h"
+#include "sim/sim_int.h"
+
+struct run {
+	struct sim_scenario sc;
+	struct sim *s;
+	struct sim_error err;
+};
+
+static int run_start(struct run *r, const char *text)
+{
+	sim_scenario_init(&r->sc);
+	r->s = NULL;
+	int rc = sim_scenario_parse(&r->sc, text, &r->err);
+	if (!rc)
+		rc = sim_create(&r->sc, &r->s, &r->err);
+	if (!rc)
+		rc = sim_run(r->s);
+	if (rc)
+		fprintf(stderr, "    scenario error: line %u: %s\n", r->err.line,
+			r->err.msg);
+	return rc;
+}
+
+static void run_end(struct run *r)
+{
+	sim_free(r->s);
+	sim_scenario_free(&r->sc);
+}
+
+static double cores(const struct run *r, const char *path)
+{
+	struct sim_group_result g;
+	if (sim_group_result_by_path(r->s, path, &g))
+		return -1;
+	return (double)g.usage_ns / (double)r->sc.duration_ns;
+}
+
+static struct sim_group_result group(const struct run *r, const char *path)
+{
+	struct sim_group_result g;
+	memset(&g, 0, sizeof g);
+	sim_group_result_by_path(r->s, path, &g);
+	return g;
+}
+
+/* One seed-008 example: a saturated group of period 500 ms. */
+static void seed_example(const char *quota_us, double want_cores)
+{
+	char text[512];
+	struct run r;
+	snprintf(text, sizeof text,
+		 "cpus 4\nduration 10s\n"
+		 "group /g cpu.cfs_quota_us=%s cpu.cfs_period_us=500000\n"
+		 "task /g busy count=4\n",
+		 quota_us);
+	ASSERT_INT(run_start(&r, text), ==, 0);
+	struct sim_group_result g = group(&r, "/g");
+	/* within 0.5% of the quota's share of the machine */
+	ASSERT_NEAR(cores(&r, "/g"), want_cores, want_cores * 0.005);
+	/* saturated: throttled in every refresh (R12, seed 008) */
+	ASSERT_UINT(g.stats.nr_periods, >=, 19);
+	ASSERT_UINT(g.stats.nr_throttled, ==, g.stats.nr_periods);
+	ASSERT_UINT(g.stats.throttled_time, >, 0);
+	run_end(&r);
+}
+
+TEST(seed_quota_500ms_is_one_cpu, "R10 R12 seed-008")
+{
+	seed_example("500000", 1.00);
+}
+
+TEST(seed_quota_1000ms_is_two_cpus, "R10 R12 seed-008")
+{
+	seed_example("1000000", 2.00);
+}
+
+TEST(seed_quota_100ms_is_a_fifth, "R10 R12 seed-008")
+{
+	seed_example("100000", 0.20);
+}
+
+TEST(seed_examples_scenario_all_three_at_once, "R10 R12 seed-008")
+{
+	struct run r;
+	ASSERT_INT(run_start(&r,
+			     "cpus 8\nduration 10s\n"
+			     "group /one cpu.cfs_quota_us=500000 cpu.cfs_period_us=500000\n"
+			     "group /two cpu.cfs_quota_us=1000000 cpu.cfs_period_us=500000\n"
+			     "group /fifth cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000\n"
+			     "task /one busy count=3\ntask /two busy count=3\n"
+			     "task /fifth busy count=2\n"),
+		   ==, 0);
+	ASSERT_NEAR(cores(&r, "/one"), 1.00, 0.005);
+	ASSERT_NEAR(cores(&r, "/two"), 2.00, 0.010);
+	ASSERT_NEAR(cores(&r, "/fifth"), 0.20, 0.001);
+	const char *paths[] = {"/one", "/two", "/fifth"};
+	for (int i = 0; i < 3; i++) {
+		struct sim_group_result g = group(&r, paths[i]);
+		ASSERT_UINT(g.stats.nr_throttled, ==, g.stats.nr_periods);
+	}
+	run_end(&r);
+}
+
+TEST(group_below_quota_is_never_throttled, "R10 section-5")
+{
+	struct run r;
+	/* quota 2 CPUs; demand 1 busy task + 2 x 25% duty = 1.5 CPUs */
+	ASSERT_INT(run_start(&r,
+			     "cpus 4\nduration 10s\n"
+			     "group /g cpu.cfs_quota_us=1000000 cpu.cfs_period_us=500000\n"
+			     "task /g busy\n"
+			     "task /g duty run=10ms sleep=30ms count=2\n"),
+		   ==, 0);
+	struct sim_group_result g = group(&r, "/g");
+	ASSERT_UINT(g.stats.nr_periods, >=, 19);
+	ASSERT_UINT(g.stats.nr_throttled, ==, 0);
+	ASSERT_UINT(g.stats.throttled_time, ==, 0);
+	ASSERT_UINT(g.throttles, ==, 0);
+	ASSERT_NEAR(cores(&r, "/g"), 1.5, 0.01);
+	struct sim_line_result l;
+	sim_line_result(r.s, 1, &l);
+	ASSERT_INT(l.throttled_ns, ==, 0);
+	/* each duty cycle gets its 10 ms at once: latency = run time */
+	ASSERT_INT(l.latency.p99_ns, ==, 10 * CFSBW_NSEC_PER_MSEC);
+	run_end(&r);
+}
+
+TEST(shares_1024_and_2048_split_one_to_two, "section-7 R8")
+{
+	struct run r;
+	ASSERT_INT(run_start(&r,
+			     "cpus 4\nduration 10s\n"
+			     "group /a cpu.shares=1024\ngroup /b cpu.shares=2048\n"
+			     "task /a busy count=4\ntask /b busy count=4\n"),
+		   ==, 0);
+	double a = cores(&r, "/a"), b = cores(&r, "/b");
+	ASSERT_NEAR(a + b, 4.0, 0.0001);
+	ASSERT_NEAR(b / a, 2.0, 2.0 * 0.02);
+	run_end(&r);
+}
+
+TEST(shares_split_on_one_cpu, "section-7")
+{
+	struct run r;
+	ASSERT_INT(run_start(&r,
+			     "cpus 1\nduration 5s\n"
+			     "group /a cpu.shares=1024\ngroup /b cpu.shares=3072\n"
+			     "task /a busy count=2\ntask /b busy\n"),
+		   ==, 0);
+	ASSERT_NEAR(cores(&r, "/a"), 0.25, 0.25 * 0.02);
+	ASSERT_NEAR(cores(&r, "/b"), 0.75, 0.75 * 0.02);
+	run_end(&r);
+}
+
+TEST(child_with_quota_left_stops_while_parent_throttled, "R11")
+{
+	struct run r;
+	ASSERT_INT(run_start(&r,
+			     "cpus 4\nduration 10s\n"
+			     "group /p cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000\n"
+			     "group /p/c cpu.cfs_quota_us=1000000 cpu.cfs_period_us=500000\n"
+			     "group /p/u\n"
+			     "task /p/c busy count=2\n"
+			     "task /p/u busy count=2\n"),
+		   ==, 0);
+	struct sim_group_result p = group(&r, "/p"), c = group(&r, "/p/c");
+	/* the parent's 0.2 CPU binds: the children share it */
+	ASSERT_NEAR(cores(&r, "/p"), 0.20, 0.001);
+	ASSERT_TRUE(cores(&r, "/p/c") + cores(&r, "/p/u") <= 0.2 + 0.001);
+	/* the child with 2 CPUs of quota never ran dry itself... */
+	ASSERT_UINT(c.stats.nr_throttled, ==, 0);
+	ASSERT_UINT(c.throttles, ==, 0);
+	ASSERT_UINT(p.stats.nr_throttled, ==, p.stats.nr_periods);
+	/* ...yet its tasks spent most of the run throttled (R11), and so did
+	 * the unlimited child's */
+	struct sim_line_result lc, lu;
+	sim_line_result(r.s, 0, &lc);
+	sim_line_result(r.s, 1, &lu);
+	ASSERT_INT(lc.throttled_ns, >, 15 * CFSBW_NSEC_PER_SEC);
+	ASSERT_INT(lu.throttled_ns, >, 15 * CFSBW_NSEC_PER_SEC);
+	run_end(&r);
+}
+
+TEST(throttled_cpu_runs_other_groups, "R7 R9")
+{
+	struct run r;
+	/* one CPU: the limited group's 0.3 CPU, the rest to the other */
+	ASSERT_INT(run_start(&r,
+			     "cpus 1\nduration 10s\n"
+			     "group /lim cpu.cfs_quota_us=30000 cpu.cfs_period_us=100000\n"
+			     "group /free\n"
+			     "task /lim busy count=2\ntask /free busy\n"),
+		   ==, 0);
+	ASSERT_NEAR(cores(&r, "/lim"), 0.30, 0.003);
+	ASSERT_NEAR(cores(&r, "/free"), 0.70, 0.003);
+	struct sim_totals t;
+	sim_totals(r.s, &t);
+	ASSERT_INT(t.busy_ns, ==, t.duration_ns); /* never idle */
+	run_end(&r);
+}
+
+TEST(throttled_group_leaves_cpus_idle, "R7 R9")
+{
+	struct run r;
+	ASSERT_INT(run_start(&r,
+			     "cpus 2\nduration 10s\n"
+			     "group /lim cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n"
+			     "task /lim busy count=4\n"),
+		   ==, 0);
+	struct sim_totals t;
+	sim_totals(r.s, &t);
+	/* 0.5 of 2 CPUs: the CPUs idle while its tasks wait throttled */
+	ASSERT_NEAR((double)t.busy_ns / (double)t.duration_ns, 0.5, 0.005);
+	struct sim_line_result l;
+	sim_line_result(r.s, 0, &l);
+	/* per CPU, 2 tasks: throttled 75% of the time (15 s of task time),
+	 * one waiting while the other runs the rest (2.5 s) */
+	ASSERT_NEAR((double)l.throttled_ns / 1e9, 30.0, 0.3);
+	ASSERT_NEAR((double)l.wait_ns / 1e9, 5.0, 0.3);
+	ASSERT_NEAR((double)l.cpu_ns / 1e9, 5.0, 0.05);
+	run_end(&r);
+}
+
+TEST(usage_per_period_respects_quota, "R13")
+{
+	struct run r;
+	ASSERT_INT(run_start(&r,
+			     "cpus 8\nhz 1000\nduration 10s\n"
+			     "group /g cpu.cfs_quota_us=250000 cpu.cfs_period_us=100000\n"
+			     "task /g busy count=8\n"),
+		   ==, 0);
+	struct sim_group_result g = group(&r, "/g");
+	/* at most quota per period plus one tick per CPU of overrun */
+	double bound = (double)g.stats.nr_periods * 0.250 + 8 * 0.001 + 0.250;
+	ASSERT_TRUE((double)g.usage_ns / 1e9 <= bound);
+	ASSERT_NEAR(cores(&r, "/g"), 2.5, 2.5 * 0.005);
+	run_end(&r);
+}
+
+TEST(policies_upstream_and_hardlimits_selectable, "section-6")
+{
+	struct run r;
+	ASSERT_INT(run_start(&r,
+			     "cpus 4\nduration 10s\npolicy upstream\n"
+			     "group /g cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n"
+			     "task /g busy count=4\n"),
+		   ==, 0);
+	struct sim_totals t;
+	sim_totals(r.s, &t);
+	ASSERT_INT(t.policy, ==, CFSBW_POLICY_UPSTREAM);
+	ASSERT_INT(t.slice_ns, ==, 5 * CFSBW_NSEC_PER_MSEC); /* R1 upstream */
+	ASSERT_NEAR(cores(&r, "/g"), 0.5, 0.5 * 0.005);
+	run_end(&r);
+	/* hardlimits: the runtime is per runqueue (seeds 009-011); each
+	 * busy CPU may overrun by a tick per period */
+	ASSERT_INT(run_start(&r,
+			     "cpus 4\nhz 1000\nduration 10s\npolicy hardlimits\n"
+			     "group /g cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n"
+			     "task /g busy count=4\n"),
+		   ==, 0);
+	sim_totals(r.s, &t);
+	ASSERT_INT(t.policy, ==, CFSBW_POLICY_HARDLIMITS);
+	ASSERT_TRUE(cores(&r, "/g") >= 2.0 - 0.001);
+	ASSERT_TRUE(cores(&r, "/g") <= 2.0 + 4 * 0.001 / 0.1);
+	run_end(&r);
+}
+
+TEST(requests_latency_is_service_time_when_alone, "section-7")
+{
+	struct run r;
+	ASSERT_INT(run_start(&r,
+			     "cpus 1\nduration 10s\nseed 3\n"
+			     "task / requests rate=50/s service=2ms\n"),
+		   ==, 0);
+	struct sim_line_result l;
+	sim_line_result(r.s, 0, &l);
+	/* Poisson: about 500 requests in 10 s */
+	ASSERT_UINT(l.completed, >=, 430);
+	ASSERT_UINT(l.completed, <=, 570);
+	ASSERT_INT(l.latency.p50_ns, ==, 2 * CFSBW_NSEC_PER_MSEC);
+	/* two arrivals within 2 ms queue up: some wait, never long */
+	ASSERT_INT(l.latency.max_ns, >, 2 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(l.latency.max_ns, <, 20 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_NEAR((double)l.cpu_ns, (double)l.completed * 2e6, 2e6);
+	run_end(&r);
+}
+
+TEST(throttling_stretches_latency_by_the_period, "R7 R10")
+{
+	struct run r;
+	/* 1 ms requests at 100/s (0.1 CPU) in a group allowed 0.05 CPU */
+	ASSERT_INT(run_start(&r,
+			     "cpus 2\nduration 10s\n"
+			     "group /g cpu.cfs_quota_us=5000 cpu.cfs_period_us=100000\n"
+			     "task /g requests rate=100/s service=1ms\n"),
+		   ==, 0);
+	struct sim_line_result l;
+	sim_line_result(r.s, 0, &l);
+	ASSERT_NEAR(cores(&r, "/g"), 0.05, 0.0015);
+	/* the backlog grows: waits of whole periods */
+	ASSERT_INT(l.latency.p50_ns, >, 100 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(l.pending, >, 300);
+	run_end(&r);
+}
+
+TEST(exponential_samples_have_the_right_mean, "section-7")
+{
+	struct sim_rng rng;
+	__rng_seed(&rng, 42);
+	int64_t sum = 0, above = 0, n = 200000, mean = 1000000;
+	for (int64_t i = 0; i < n; i++) {
+		int64_t x = __rng_exp(&rng, mean);
+		ASSERT_INT(x, >=, 0);
+		sum += x;
+		above += x > mean;
+	}
+	ASSERT_NEAR((double)sum / (double)n, (double)mean, (double)mean * 0.01);
+	/* P(X > mean) = 1/e */
+	ASSERT_NEAR((double)above / (double)n, 0.367879, 0.005);
+}
+
+static char *report(const char *text, uint64_t seed, int json)
+{
+	struct run r;
+	char *buf = NULL;
+	sim_scenario_init(&r.sc);
+	if (sim_scenario_parse(&r.sc, text, &r.err))
+		return NULL;
+	r.sc.seed = seed;
+	if (sim_create(&r.sc, &r.s, &r.err) || sim_run(r.s))
+		return NULL;
+	FILE *f = tmpfile();
+	if (f) {
+		if (json)
+			sim_report_json(r.s, "x", f);
+		else
+			sim_report_text(r.s, "x", f);
+		long n = ftell(f);
+		rewind(f);
+		buf = calloc((size_t)n + 1, 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		fclose(f);
+	}
+	run_end(&r);
+	return buf;
+}
+
+static const char det_scenario[] =
+	"cpus 6\nduration 3s\n"
+	"group /a cpu.cfs_quota_us=150000 cpu.cfs_period_us=100000\n"
+	"group /a/b cpu.shares=512\n"
+	"task /a busy count=3\n"
+	"task /a/b requests rate=300/s service=exp:1ms count=4\n"
+	"task / duty run=2ms sleep=7ms count=5\n";
+
+TEST(same_scenario_and_seed_same_output, "section-7")
+{
+	char *a = report(det_scenario, 9, 1), *b = report(det_scenario, 9, 1);
+	char *c = report(det_scenario, 10, 1);
+	char *t1 = report(det_scenario, 9, 0), *t2 = report(det_scenario, 9, 0);
+	ASSERT_TRUE(a && b && c && t1 && t2);
+	ASSERT_STR(a, b);
+	ASSERT_STR(t1, t2);
+	/* not vacuous: another seed, other arrivals, another report */
+	ASSERT_TRUE(strcmp(a, c) != 0);
+	free(a);
+	free(b);
+	free(c);
+	free(t1);
+	free(t2);
+}
+
+TEST(exponential_sampler_is_pinned, "section-7")
+{
+	/* Integer-only sampling: these values are the same on every
+	 * machine and compiler; a change here changes every run. */
+	struct sim_rng rng;
+	__rng_seed(&rng, 1);
+	char buf[256] = "";
+	for (int i = 0; i < 8; i++) {
+		char one[32];
+		snprintf(one, sizeof one, "%" PRId64 " ",
+			 __rng_exp(&rng, 1000000));
+		strcat(buf, one);
+	}
+	ASSERT_STR(buf, "352509 653087 554941 938207 360713 1940918 2644438 "
+			"964471 ");
+}
+
+TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
+	  TEST_ENTRY(seed_quota_1000ms_is_two_cpus)
+	  TEST_ENTRY(seed_quota_100ms_is_a_fifth)
+	  TEST_ENTRY(seed_examples_scenario_all_three_at_once)
+	  TEST_ENTRY(group_below_quota_is_never_throttled)
+	  TEST_ENTRY(shares_1024_and_2048_split_one_to_two)
+	  TEST_ENTRY(shares_split_on_one_cpu)
+	  TEST_ENTRY(child_with_quota_left_stops_while_parent_throttled)
+	  TEST_ENTRY(throttled_cpu_runs_other_groups)
+	  TEST_ENTRY(throttled_group_leaves_cpus_idle)
+	  TEST_ENTRY(usage_per_period_respects_quota)
+	  TEST_ENTRY(policies_upstream_and_hardlimits_selectable)
+	  TEST_ENTRY(requests_latency_is_service_time_when_alone)
+	  TEST_ENTRY(throttling_stretches_latency_by_the_period)
+	  TEST_ENTRY(exponential_samples_have_the_right_mean)
+	  TEST_ENTRY(same_scenario_and_seed_same_output)
+	  TEST_ENTRY(exponential_sampler_is_pinned))

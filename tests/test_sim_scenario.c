@@ -1,0 +1,244 @@
+/*
+ * test_sim_scenario.c - scenario files: what they accept, and every error
+ * path, each of which must name the line and quote the offending text
+ * (and make `cfsbw sim` exit with status 2).
+ */
+#include <errno.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sim/sim.h"
+
+/* Parse then build; returns the first error, with err filled. */
+static int load(const char *text, struct sim_error *err)
+{
+	struct sim_scenario sc;
+	struct sim *s = NULL;
+	sim_scenario_init(&sc);
+	int rc = sim_scenario_parse(&sc, text, err);
+	if (!rc)
+		rc = sim_create(&sc, &s, err);
+	sim_free(s);
+	sim_scenario_free(&sc);
+	return rc;
+}
+
+/* The error is on line `line` and its message contains `text`. */
+#define ASSERT_ERROR(scenario, want_line, want_text)                           \
+	do {                                                                   \
+		struct sim_error e_;                                           \
+		ASSERT_INT(load(scenario, &e_), ==, -EINVAL);                  \
+		ASSERT_UINT(e_.line, ==, want_line);                           \
+		if (!strstr(e_.msg, want_text)) {                              \
+			TEST_FAIL_AT("message \"%s\" lacks \"%s\"", e_.msg,    \
+				     want_text);                               \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+TEST(full_example_parses, "section-7")
+{
+	struct sim_scenario sc;
+	struct sim_error err;
+	sim_scenario_init(&sc);
+	ASSERT_INT(sim_scenario_parse(
+			   &sc,
+			   "cpus 4                  # 1..4096\n"
+			   "hz 1000\n"
+			   "duration 1500ms\n"
+			   "seed 42\n"
+			   "policy upstream\n"
+			   "\n   # a comment line\n"
+			   "sysctl sched_cfs_bandwidth_slice_us 10000\n"
+			   "group /web cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000 cpu.shares=1024\n"
+			   "group /web/api cpu.cfs_quota_us=-1\n"
+			   "task /web busy count=4\n"
+			   "task /web/api duty run=30ms sleep=70ms count=2\n"
+			   "task / requests rate=200/s service=exp:2ms\n"
+			   "task / requests rate=0.5/s service=2ms",
+			   &err),
+		   ==, 0);
+	ASSERT_UINT(sc.nr_cpus, ==, 4);
+	ASSERT_UINT(sc.hz, ==, 1000);
+	ASSERT_INT(sc.duration_ns, ==, 1500 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(sc.seed, ==, 42);
+	ASSERT_INT(sc.policy, ==, CFSBW_POLICY_UPSTREAM);
+	ASSERT_UINT(sc.nr_groups, ==, 2);
+	ASSERT_UINT(sc.groups[0].nr_settings, ==, 3);
+	ASSERT_STR(sc.groups[0].settings[1].file, "cpu.cfs_period_us");
+	ASSERT_STR(sc.groups[0].settings[1].value, "500000");
+	ASSERT_UINT(sc.nr_tasks, ==, 4);
+	ASSERT_UINT(sc.tasks[0].count, ==, 4);
+	ASSERT_UINT(sc.tasks[1].line, ==, 12);
+	ASSERT_INT(sc.tasks[1].run_ns, ==, 30 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(sc.tasks[1].sleep_ns, ==, 70 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_STR(sc.tasks[1].text, "duty run=30ms sleep=70ms");
+	ASSERT_INT(sc.tasks[2].mean_gap_ns, ==, 5 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_TRUE(sc.tasks[2].service_exp);
+	ASSERT_INT(sc.tasks[2].service_ns, ==, 2 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(sc.tasks[3].mean_gap_ns, ==, 2 * CFSBW_NSEC_PER_SEC);
+	ASSERT_FALSE(sc.tasks[3].service_exp);
+	sim_scenario_free(&sc);
+}
+
+TEST(machine_directive_errors, "section-7")
+{
+	ASSERT_ERROR("cpus 4\nfrobnicate 3\n", 2, "'frobnicate'");
+	ASSERT_ERROR("cpus 0\n", 1, "'0'");
+	ASSERT_ERROR("cpus 4097\n", 1, "'4097'");
+	ASSERT_ERROR("cpus four\n", 1, "'four'");
+	ASSERT_ERROR("cpus 4\ncpus 8\n", 2, "given twice");
+	ASSERT_ERROR("cpus\n", 1, "expected one value");
+	ASSERT_ERROR("hz 99\n", 1, "'99'");
+	ASSERT_ERROR("hz 10001\n", 1, "'10001'");
+	ASSERT_ERROR("duration 10\n", 1, "'10'");      /* no unit */
+	ASSERT_ERROR("duration 0s\n", 1, "'0s'");
+	ASSERT_ERROR("duration -1s\n", 1, "'-1s'");
+	ASSERT_ERROR("duration 10 s\n", 1, "expected one value");
+	ASSERT_ERROR("seed -3\n", 1, "'-3'");
+	ASSERT_ERROR("seed 18446744073709551616\n", 1, "'18446744073709551616'");
+	ASSERT_ERROR("policy cfs\n", 1, "'cfs'");
+	ASSERT_ERROR("sysctl sched_cfs_bandwidth_slice_us\n", 1, "sysctl");
+}
+
+TEST(group_errors, "R2 section-7")
+{
+	ASSERT_ERROR("group web\n", 1, "'web'");
+	ASSERT_ERROR("group /a/b\n", 1, "'/a'");       /* parent first */
+	ASSERT_ERROR("group /a\ngroup /a\n", 2, "declared twice");
+	ASSERT_ERROR("group /a cpu.cfs_quota_us\n", 1, "'cpu.cfs_quota_us'");
+	ASSERT_ERROR("group\n", 1, "group");
+	/* the core's own rules (R2), with the line and the text */
+	ASSERT_ERROR("cpus 2\n\ngroup /a cpu.cfs_quota_us=abc\n", 3,
+		     "cpu.cfs_quota_us=abc");
+	ASSERT_ERROR("group /a cpu.cfs_period_us=999\n", 1,
+		     "cpu.cfs_period_us=999: Invalid argument");
+	ASSERT_ERROR("group /a cpu.cfs_quota_us=999\n", 1,
+		     "cpu.cfs_quota_us=999: Invalid argument");
+	ASSERT_ERROR("group /a cpu.cfs_period_us=1000001\n", 1,
+		     "cpu.cfs_period_us=1000001");
+	ASSERT_ERROR("group /a cpu.shares=1\n", 1, "cpu.shares=1");
+	ASSERT_ERROR("group /a cpu.stat=1\n", 1, "cpu.stat=1");
+	ASSERT_ERROR("group /a cpu.cfs_quota_us=99999999999999999999999\n", 1,
+		     "out of range");
+	ASSERT_ERROR("group /a cpu.frobs=1\n", 1, "no file cpu.frobs");
+	ASSERT_ERROR("group /a cpu.cfs_burst_us=0\n", 1, "cpu.cfs_burst_us");
+	ASSERT_ERROR("group / cpu.cfs_quota_us=100000\n", 1,
+		     "cpu.cfs_quota_us=100000"); /* root: never limited */
+	ASSERT_ERROR("group /a/ \n", 1, "/a/");
+	ASSERT_ERROR("sysctl sched_cfs_bandwidth_slice_us 0\n", 1,
+		     "sched_cfs_bandwidth_slice_us 0");
+	ASSERT_ERROR("sysctl kernel.foo 1\n", 1, "kernel.foo");
+}
+
+TEST(task_errors, "section-7")
+{
+	ASSERT_ERROR("task /nope busy\n", 1, "'/nope'");
+	ASSERT_ERROR("group /a\ntask /a spin\n", 2, "'spin'");
+	ASSERT_ERROR("task / busy count=0\n", 1, "'count=0'");
+	ASSERT_ERROR("task / busy count=x\n", 1, "'count=x'");
+	ASSERT_ERROR("task / busy run=1ms\n", 1, "'run=1ms'");
+	ASSERT_ERROR("task / busy 4\n", 1, "'4'");
+	ASSERT_ERROR("task / duty run=1ms\n", 1, "sleep=DURATION");
+	ASSERT_ERROR("task / duty run=0ms sleep=1ms\n", 1, "'run=0ms'");
+	ASSERT_ERROR("task / duty run=1 sleep=1ms\n", 1, "'run=1'");
+	ASSERT_ERROR("task / duty run=1ms sleep=2h\n", 1, "'sleep=2h'");
+	ASSERT_ERROR("task / requests rate=200/s\n", 1, "service=DURATION");
+	ASSERT_ERROR("task / requests rate=fast service=1ms\n", 1, "'rate=fast'");
+	ASSERT_ERROR("task / requests rate=0/s service=1ms\n", 1, "'rate=0/s'");
+	ASSERT_ERROR("task / requests rate=1/s service=exp:\n", 1,
+		     "'service=exp:'");
+	ASSERT_ERROR("task / requests rate=1/s service=0ms\n", 1,
+		     "'service=0ms'");
+	ASSERT_ERROR("task / trace\n", 1, "file=FILE");
+	ASSERT_ERROR("task / trace file=x.csv loop=maybe\n", 1, "'loop=maybe'");
+	ASSERT_ERROR("task /\n", 1, "task");
+}
+
+TEST(trace_csv, "section-7")
+{
+	struct sim_task_spec t;
+	struct sim_error err;
+	memset(&t, 0, sizeof t);
+	ASSERT_INT(sim_trace_parse(&t,
+				   "# a trace\nrun_us,sleep_us\n1000,2000\n"
+				   " 500 , 0 \n\n3000,10\n",
+				   &err),
+		   ==, 0);
+	ASSERT_UINT(t.trace_len, ==, 3);
+	ASSERT_INT(t.trace[0].run_ns, ==, 1000000);
+	ASSERT_INT(t.trace[0].sleep_ns, ==, 2000000);
+	ASSERT_INT(t.trace[1].run_ns, ==, 500000);
+	ASSERT_INT(t.trace[1].sleep_ns, ==, 0);
+	ASSERT_INT(t.trace[2].sleep_ns, ==, 10000);
+	ASSERT_INT(sim_trace_parse(&t, "1000,2000\n1000;2000\n", &err), ==,
+		   -EINVAL);
+	ASSERT_UINT(err.line, ==, 2);
+	ASSERT_TRUE(strstr(err.msg, "'1000;2000'") != NULL);
+	ASSERT_INT(sim_trace_parse(&t, "0,5\n", &err), ==, -EINVAL);
+	ASSERT_TRUE(strstr(err.msg, "'0,5'") != NULL);
+	ASSERT_INT(sim_trace_parse(&t, "# nothing\n", &err), ==, -EINVAL);
+	free(t.trace);
+}
+
+/* Run the command on a scenario; returns its exit status, stderr in buf. */
+static int run_cli(const char *scenario, const char *args, char *buf,
+		   size_t size)
+{
+	const char *bin = getenv("CFSBW_BIN");
+	char path[] = "/tmp/cfsbw-test-sim-XXXXXX";
+	char cmd[1024];
+	if (!bin)
+		return -1;
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	FILE *f = fdopen(fd, "w");
+	fputs(scenario, f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd, "%s sim %s %s 2>&1 >/dev/null", bin, path,
+		 args);
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(buf, 1, size - 1, p) : 0;
+	buf[n] = '\0';
+	int st = p ? pclose(p) : -1;
+	unlink(path);
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(command_exits_2_naming_file_and_line, "section-7")
+{
+	char out[1024];
+	if (!getenv("CFSBW_BIN")) {
+		printf("    (CFSBW_BIN not set: run through make test)\n");
+		return;
+	}
+	ASSERT_INT(run_cli("cpus 2\nhz 5\n", "", out, sizeof out), ==, 2);
+	ASSERT_TRUE(strstr(out, ":2: hz '5'") != NULL);
+	ASSERT_TRUE(strstr(out, "/tmp/cfsbw-test-sim-") != NULL);
+	ASSERT_INT(run_cli("group /a cpu.cfs_quota_us=12x\n", "", out,
+			   sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, ":1: cpu.cfs_quota_us=12x: Invalid argument") !=
+		    NULL);
+	ASSERT_INT(run_cli("task / trace file=/nonexistent.csv\n", "", out,
+			   sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, ":1: trace file '/nonexistent.csv'") != NULL);
+	ASSERT_INT(run_cli("cpus 1\n", "--policy bogus", out, sizeof out), ==, 2);
+	ASSERT_TRUE(strstr(out, "--policy 'bogus'") != NULL);
+	ASSERT_INT(run_cli("cpus 1\n", "--duration 5", out, sizeof out), ==, 2);
+	ASSERT_INT(run_cli("cpus 1\n", "--frob", out, sizeof out), ==, 2);
+	ASSERT_INT(run_cli("cpus 1\nduration 1s\ntask / busy\n", "--json", out,
+			   sizeof out),
+		   ==, 0);
+	ASSERT_STR(out, "");
+}
+
+TEST_MAIN(TEST_ENTRY(full_example_parses)
+	  TEST_ENTRY(machine_directive_errors)
+	  TEST_ENTRY(group_errors)
+	  TEST_ENTRY(task_errors)
+	  TEST_ENTRY(trace_csv)
+	  TEST_ENTRY(command_exits_2_naming_file_and_line))
