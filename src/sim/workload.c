@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/sim_int.h"
 
@@ -72,10 +73,52 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+#define RADIX_BITS 11u
+#define RADIX (1u << RADIX_BITS)
+
+/*
+ * Sort the latencies (all >= 0): an LSD radix sort, 11 bits a pass, as
+ * many passes as the largest value needs; qsort() if there is no memory
+ * for the second buffer.  Runs once per line, after the run.
+ */
 void __line_finish(struct sim_line *l)
 {
-	if (l->nr_lat > 1)
-		qsort(l->lat, l->nr_lat, sizeof(*l->lat), cmp_i64);
+	size_t n = l->nr_lat;
+	if (n < 2)
+		return;
+	int64_t *tmp = n > 64 ? malloc(n * sizeof(*tmp)) : NULL;
+	size_t *count = tmp ? calloc(RADIX, sizeof(*count)) : NULL;
+	if (!count) {
+		free(tmp);
+		qsort(l->lat, n, sizeof(*l->lat), cmp_i64);
+		return;
+	}
+	uint64_t max = 0;
+	for (size_t i = 0; i < n; i++)
+		if ((uint64_t)l->lat[i] > max)
+			max = (uint64_t)l->lat[i];
+	int64_t *src = l->lat, *dst = tmp;
+	for (unsigned shift = 0; shift < 64 && (max >> shift); shift += RADIX_BITS) {
+		memset(count, 0, RADIX * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[((uint64_t)src[i] >> shift) & (RADIX - 1)]++;
+		size_t sum = 0;
+		for (unsigned d = 0; d < RADIX; d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[((uint64_t)src[i] >> shift) & (RADIX - 1)]++] =
+				src[i];
+		int64_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != l->lat)
+		memcpy(l->lat, src, n * sizeof(*src));
+	free(count);
+	free(tmp);
 }
 
 /* Nearest-rank percentiles over the sorted latencies. */

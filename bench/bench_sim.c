@@ -1,0 +1,140 @@
+/*
+ * bench_sim.c - how fast the simulator runs: simulated events per second
+ * of wall time, on one core, for
+ *   - the issue's case: 64 CPUs, 200 groups (two levels, two in three
+ *     limited), 1000 tasks (busy, duty, Poisson requests), 60 s simulated;
+ *   - ticks: 1024 CPUs of busy tasks in one limited group at HZ 1000, where
+ *     the tick, the charge (R5) and the refresh (R10) dominate;
+ *   - wake-ups: 8 CPUs, 2000 short duty tasks, where sleep, wake-up
+ *     placement and preemption dominate.
+ * An event is one timer the machine fires (a tick, the end of a burst, a
+ * wake-up or arrival, a period or slack timer, a balancing pass).
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim/sim.h"
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * CFSBW_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* A growable text buffer for generated scenarios. */
+struct text {
+	char *p;
+	size_t len, cap;
+};
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void add(struct text *t, const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if (t->len + (size_t)n + 1 > t->cap) {
+		t->cap = (t->cap + (size_t)n + 1) * 2;
+		t->p = realloc(t->p, t->cap);
+		if (!t->p) {
+			fputs("bench_sim: out of memory\n", stderr);
+			exit(1);
+		}
+	}
+	memcpy(t->p + t->len, line, (size_t)n + 1);
+	t->len += (size_t)n;
+}
+
+static void run(const char *name, const char *text)
+{
+	struct sim_scenario sc;
+	struct sim_error err;
+	struct sim *s;
+	struct sim_totals tot;
+
+	sim_scenario_init(&sc);
+	if (sim_scenario_parse(&sc, text, &err) || sim_create(&sc, &s, &err)) {
+		fprintf(stderr, "bench_sim: %s: line %u: %s\n", name, err.line,
+			err.msg);
+		exit(1);
+	}
+	int64_t t0 = now_ns();
+	if (sim_run(s)) {
+		fprintf(stderr, "bench_sim: %s: out of memory\n", name);
+		exit(1);
+	}
+	int64_t wall = now_ns() - t0;
+	sim_totals(s, &tot);
+	double secs = (double)wall / 1e9;
+	printf("sim %-9s %4u CPUs %4zu groups %5zu task lines %4" PRId64
+	       " s simulated: %9" PRIu64 " events in %6.3f s wall = "
+	       "%5.2f M events/s, %6.1f simulated s per wall s\n",
+	       name, tot.nr_cpus, sim_nr_groups(s), sim_nr_lines(s),
+	       tot.duration_ns / CFSBW_NSEC_PER_SEC, tot.events, secs,
+	       (double)tot.events / secs / 1e6,
+	       (double)tot.duration_ns / 1e9 / secs);
+	sim_free(s);
+	sim_scenario_free(&sc);
+}
+
+int main(void)
+{
+	struct text t = {0};
+
+	/* The issue's case. */
+	add(&t, "cpus 64\nhz 250\nduration 60s\nseed 7\n");
+	for (int i = 0; i < 200; i++) {
+		char path[64];
+		if (i < 20)
+			snprintf(path, sizeof path, "/g%d", i);
+		else
+			snprintf(path, sizeof path, "/g%d/g%d", i % 20, i);
+		if (i % 3 == 0)
+			add(&t, "group %s\n", path);
+		else
+			add(&t, "group %s cpu.cfs_quota_us=%d cpu.cfs_period_us=100000\n",
+			    path, 20000 + (i % 7) * 30000);
+	}
+	for (int i = 0; i < 1000; i++) {
+		int g = i % 200;
+		char path[64];
+		if (g < 20)
+			snprintf(path, sizeof path, "/g%d", g);
+		else
+			snprintf(path, sizeof path, "/g%d/g%d", g % 20, g);
+		if (i % 3 == 0)
+			add(&t, "task %s busy\n", path);
+		else if (i % 3 == 1)
+			add(&t, "task %s duty run=3ms sleep=20ms\n", path);
+		else
+			add(&t, "task %s requests rate=100/s service=exp:2ms\n",
+			    path);
+	}
+	run("issue", t.p);
+
+	t.len = 0;
+	add(&t, "cpus 1024\nhz 1000\nduration 5s\n"
+		"group /g cpu.cfs_quota_us=512000000 cpu.cfs_period_us=1000000\n"
+		"task /g busy count=2048\n");
+	run("ticks", t.p);
+
+	t.len = 0;
+	add(&t, "cpus 8\nhz 1000\nduration 10s\n"
+		"group /g cpu.cfs_quota_us=400000 cpu.cfs_period_us=100000\n"
+		"task /g duty run=100us sleep=1ms count=1000\n"
+		"task / duty run=50us sleep=2ms count=1000\n");
+	run("wakeups", t.p);
+	free(t.p);
+	return 0;
+}
