@@ -84,8 +84,13 @@ TEST(borrow_one_nth_of_spare, "hardlimits")
 	struct cfsbw_group *g = hl_group(&d, "100000", "500000");
 	ASSERT_TRUE(g != NULL);
 	drv_enqueue(&d, g, 0);
+	/* Using exactly its runtime is not exceeding it: no borrowing. */
+	d.now = MS(100);
+	ASSERT_FALSE(drv_charge(&d, g, 0, MS(100)));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 1), ==, MS(100));
 	d.now = MS(104);
-	ASSERT_FALSE(drv_charge(&d, g, 0, MS(104)));
+	ASSERT_FALSE(drv_charge(&d, g, 0, MS(4)));
 	ASSERT_FALSE(cfsbw_throttled(g, 0));
 	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, MS(71));
 	for (unsigned rq = 1; rq < 4; rq++)

@@ -125,6 +125,36 @@ TEST(refresh_serves_in_throttle_order, "R10")
 	drv_fini(&d);
 }
 
+/*
+ * R10: an account is unthrottled only once its runtime is > 0: quota 1 ms
+ * on an account 1 ms in debt (-2 + 1): the first refresh pays the debt
+ * (0 left) and it stays throttled; the second gives it 1 ms.
+ */
+TEST(unthrottle_needs_positive_runtime, "R10")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 1000, 0);
+	drv_enqueue(&d, g, 0);
+	d.now = MS(2);
+	ASSERT_TRUE(drv_charge(&d, g, 0, MS(2)));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, -MS(1));
+	drv_advance(&d, MS(500));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, 0);
+	ASSERT_TRUE(cfsbw_account_throttled(g, 0));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, 0);
+	ASSERT_UINT(drv_count(&d, DRV_UNTHROTTLE, g, 0), ==, 0);
+	drv_advance(&d, MS(1000));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, MS(1));
+	ASSERT_FALSE(cfsbw_account_throttled(g, 0));
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 2);
+	ASSERT_UINT(st.nr_throttled, ==, 2);
+	ASSERT_UINT(st.throttled_time, ==, MS(998));
+	drv_fini(&d);
+}
+
 /* R10: an expiry late by k periods counts k periods (and one throttled
  * refresh in v4); the pool is refilled to quota, not k times quota. */
 TEST(late_expiry_counts_overrun, "R10")
@@ -347,6 +377,7 @@ TEST(stats_untouched_without_throttling, "R12")
 
 TEST_MAIN(TEST_ENTRY(refresh_worked_example)
 	  TEST_ENTRY(refresh_serves_in_throttle_order)
+	  TEST_ENTRY(unthrottle_needs_positive_runtime)
 	  TEST_ENTRY(late_expiry_counts_overrun)
 	  TEST_ENTRY(timer_start_and_stop)
 	  TEST_ENTRY(timer_starts_for_limited_ancestor)
