@@ -148,7 +148,12 @@ void sim_report_text(const struct sim *s, const char *name, FILE *f)
 			  sim_cores_micro(tot.busy_ns, tot.duration_ns)),
 		tot.nr_cpus);
 
-	fprintf(f, "%-24s %10s %21s", "group", "cores", "quota/period us");
+	int gw = 8;
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		int n = (int)strlen(cfsbw_group_path(s->groups[i]->cg));
+		gw = n > gw ? n : gw;
+	}
+	fprintf(f, "%-*s %10s %21s", gw, "group", "cores", "quota/period us");
 #define STAT_HEAD(field, up)                                                   \
 	if (stat_shown(s, up))                                                 \
 		fprintf(f, " %15s", #field);
@@ -164,7 +169,7 @@ void sim_report_text(const struct sim *s, const char *name, FILE *f)
 		else
 			snprintf(qp, sizeof qp, "%" PRId64 "/%" PRId64,
 				 r.quota_ns / 1000, r.period_ns / 1000);
-		fprintf(f, "%-24s %10s %21s", r.path,
+		fprintf(f, "%-*s %10s %21s", gw, r.path,
 			fmt_cores(a, sizeof a,
 				  sim_cores_micro(r.usage_ns, tot.duration_ns)),
 			qp);
@@ -176,16 +181,26 @@ void sim_report_text(const struct sim *s, const char *name, FILE *f)
 		fputc('\n', f);
 	}
 
-	fprintf(f, "\n%-44s %9s %9s %9s %10s %10s %10s\n",
-		"task line (group workload xcount)", "cpu s", "wait s",
-		"thrott s", "p50 ms", "p99 ms", "max ms");
+	/* the first column as wide as its widest entry */
+	char what[256];
+	int width = (int)strlen("line: group workload xcount");
+	for (size_t i = 0; i < s->nr_lines; i++) {
+		const struct sim_task_spec *ts = s->lines[i].spec;
+		int n = snprintf(what, sizeof what, "%u: %s %s x%u", ts->line,
+				 ts->group, ts->text, ts->count);
+		if (n > width)
+			width = n < (int)sizeof what ? n : (int)sizeof what - 1;
+	}
+	fprintf(f, "\n%-*s %9s %9s %9s %10s %10s %10s\n", width,
+		"line: group workload xcount", "cpu s", "wait s", "thrott s",
+		"p50 ms", "p99 ms", "max ms");
 	for (size_t i = 0; i < s->nr_lines; i++) {
 		struct sim_line_result r;
-		char what[256], l50[32], l99[32], lmax[32];
+		char l50[32], l99[32], lmax[32];
 		sim_line_result(s, i, &r);
 		snprintf(what, sizeof what, "%u: %s %s x%u", r.spec->line,
 			 r.spec->group, r.spec->text, r.spec->count);
-		fprintf(f, "%-44s %9s %9s %9s", what,
+		fprintf(f, "%-*s %9s %9s %9s", width, what,
 			fmt_sec(a, sizeof a, r.cpu_ns),
 			fmt_sec(b, sizeof b, r.wait_ns),
 			fmt_sec(c, sizeof c, r.throttled_ns));
