@@ -439,7 +439,6 @@ static void schedule(struct sim *s, unsigned c)
 		for (struct sim_entity *se = &prev->se; se; se = se->parent)
 			__cfs_put_entity(se->cfs_rq, se);
 		cpu->curr = NULL;
-		__timer_cancel(&s->evq, &cpu->burst);
 		if (prev->runnable)
 			__task_set_state(s, prev,
 					 cfsbw_throttled(prev->g->cg, c)
@@ -455,6 +454,7 @@ static void schedule(struct sim *s, unsigned c)
 			continue;
 		cpu_set_idle(s, c, true);
 		__timer_cancel(&s->evq, &cpu->tick); /* no tick when idle */
+		__timer_cancel(&s->evq, &cpu->burst);
 		return;
 	}
 	struct sim_cfs_rq *q = rq;
@@ -677,12 +677,20 @@ int sim_run(struct sim *s)
 			__timer_arm(&s->evq, &s->groups[i]->sample_timer,
 				    cfsbw_group_period_ns(s->groups[i]->cg));
 
+	/*
+	 * The earliest timer stays in the heap while it fires: most handlers
+	 * re-arm their own timer (ticks, arrivals, refreshes), which then
+	 * moves it in place, one sift instead of a removal and an insertion.
+	 * One the handler left alone (same sequence number) is removed.
+	 */
 	struct sim_timer *tm;
 	while ((tm = evq_peek(&s->evq)) && tm->when < s->end_ns) {
-		__evq_pop(&s->evq);
+		uint64_t seq = tm->seq;
 		s->now = tm->when;
 		s->events++;
 		on_timer(s, tm);
+		if (timer_armed(tm) && tm->seq == seq)
+			__timer_cancel(&s->evq, tm);
 		process_resched(s);
 	}
 
