@@ -1,12 +1,448 @@
-/* run.c - cfsbw run.  Owned by the run work in progress; replaced when it lands. */
+/*
+ * run.c - cfsbw run: hold a command (or running processes) and everything
+ * it starts to a CPU quota per period, without root and without cgroups.
+ *
+ * Flags are translated into writes to the governed group's files (SPEC
+ * section 2), so every value goes through the core's validation (R2): a
+ * rejected value exits with status 2 and names the flag, the value and the
+ * rule.  The driver itself is src/host/.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "cfsbw.h"
 #include "cli/cli.h"
+#include "host/host.h"
+
+static const char run_usage[] =
+	"usage: cfsbw run [OPTIONS] -- CMD [ARG...]\n"
+	"       cfsbw run [OPTIONS] --pid PID\n"
+	"\n"
+	"Hold CMD and every process it starts, at any depth, to QUOTA of CPU\n"
+	"time per PERIOD (Linux's CFS bandwidth control, done by a tracer: no\n"
+	"root, no cgroups).  Exits with CMD's status (128 + N if it died of\n"
+	"signal N).\n"
+	"\n"
+	"Durations take a unit: ns, us, ms or s (\"50ms\", \"1.5s\"); a bare\n"
+	"number is microseconds, as in the cgroup files.\n"
+	"\n"
+	"options:\n"
+	"  --quota D         CPU time per period (cpu.cfs_quota_us); at least\n"
+	"                    1ms; 'max' or a negative value: no limit\n"
+	"                    (default: no limit)\n"
+	"  --cpus X          quota = X * period (\"0.5\", \"1.5\"); 'max': no limit\n"
+	"  --period D        the period (cpu.cfs_period_us), 1ms..1s\n"
+	"                    (default: 500ms with v4, 100ms with upstream)\n"
+	"  --burst D         unused quota carried over, at most the quota\n"
+	"                    (cpu.cfs_burst_us; upstream policy only)\n"
+	"  --slice D         runtime a process draws from the pool at a time\n"
+	"                    (sched_cfs_bandwidth_slice_us; default: 10ms with\n"
+	"                    v4, 5ms with upstream)\n"
+	"  --policy NAME     v4 (default: the seeds' CFS bandwidth control v4)\n"
+	"                    or upstream (today's Linux: slack return, burst)\n"
+	"  --pid PID         take in a running process, its threads, its\n"
+	"                    children and every process they start\n"
+	"  --stats FILE      at exit, write a JSON object: nr_periods,\n"
+	"                    nr_throttled, throttled_time (ns), usage_ns,\n"
+	"                    wall_ns, self_cpu_ns, ...; '-' for stdout\n"
+	"  --stat-interval D print cpu.stat and the usage to stderr every D\n"
+	"  -h, --help        this text\n"
+	"\n"
+	"examples:\n"
+	"  cfsbw run --cpus 0.5 -- make -j8\n"
+	"  cfsbw run --quota 100ms --period 500ms -- ./busy   # 20% of a CPU\n"
+	"  cfsbw run --cpus 1.5 --policy upstream --stats s.json -- ./server\n"
+	"  cfsbw run --cpus 0.2 --pid 1234\n"
+	"\n"
+	"On SIGINT, SIGTERM or SIGHUP, cfsbw resumes and releases every process,\n"
+	"passes the signal to CMD and exits with CMD's status.  If cfsbw is\n"
+	"killed, the kernel releases them: no process is ever left stopped.\n"
+	"See cfsbw(1) and docs/host.md.\n";
+
+struct run_opts {
+	const char *quota, *cpus, *period, *burst, *slice, *policy;
+	const char *stats_file, *stat_interval, *pid;
+	char **argv;
+	int64_t stat_interval_ns;
+};
+
+__attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt,
+							    ...)
+{
+	va_list ap;
+	fputs("cfsbw run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n(cfsbw run --help for the options)\n", stderr);
+	return 2;
+}
+
+/* Parse argv; returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} flags[] = {
+		{"--quota", offsetof(struct run_opts, quota)},
+		{"--cpus", offsetof(struct run_opts, cpus)},
+		{"--period", offsetof(struct run_opts, period)},
+		{"--burst", offsetof(struct run_opts, burst)},
+		{"--slice", offsetof(struct run_opts, slice)},
+		{"--policy", offsetof(struct run_opts, policy)},
+		{"--stats", offsetof(struct run_opts, stats_file)},
+		{"--stat-interval", offsetof(struct run_opts, stat_interval)},
+		{"--pid", offsetof(struct run_opts, pid)},
+	};
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(run_usage, stdout);
+			return 0;
+		}
+		if (a[0] != '-' || !a[1])
+			break; /* the command */
+		size_t k;
+		for (k = 0; k < sizeof flags / sizeof flags[0]; k++) {
+			size_t n = strlen(flags[k].name);
+			if (strncmp(a, flags[k].name, n) != 0 ||
+			    (a[n] != '\0' && a[n] != '='))
+				continue;
+			const char *val;
+			if (a[n] == '=') {
+				val = a + n + 1;
+			} else if (i + 1 < argc) {
+				val = argv[++i];
+			} else {
+				return bad_usage("%s needs a value", flags[k].name);
+			}
+			*(const char **)(void *)((char *)o + flags[k].off) = val;
+			break;
+		}
+		if (k == sizeof flags / sizeof flags[0])
+			return bad_usage("unknown option '%s'", a);
+	}
+	o->argv = argv + i;
+	if (o->pid && o->argv[0])
+		return bad_usage("--pid takes no command (got '%s')", o->argv[0]);
+	if (!o->pid && !o->argv[0])
+		return bad_usage("no command given: cfsbw run [OPTIONS] -- CMD [ARG...]");
+	if (o->quota && o->cpus)
+		return bad_usage("--quota and --cpus both set the quota: give one");
+	return -1;
+}
+
+/* The rule a rejected write broke, for the message (R2). */
+static const char *rule_of(const char *file)
+{
+	if (!strcmp(file, "cpu.cfs_period_us"))
+		return "R2: the period is a whole number of microseconds from "
+		       "1000 (1ms) to 1000000 (1s)";
+	if (!strcmp(file, "cpu.cfs_quota_us"))
+		return "R2: a finite quota is a whole number of microseconds from "
+		       "1000 (1ms) to 2^44-1; 'max' or a negative value means no "
+		       "limit";
+	if (!strcmp(file, "cpu.cfs_burst_us"))
+		return "R2: the burst is a whole number of microseconds, at most "
+		       "the quota";
+	return "sched_cfs_bandwidth_slice_us is a whole number of "
+	       "microseconds, at least 1";
+}
+
+static int bad_value(const char *flag, const char *value, const char *file,
+		     int err, const char *why)
+{
+	fprintf(stderr, "cfsbw run: %s %s: %s%s%s (%s)\n", flag, value,
+		file ? file : "", file ? ": " : "", strerror(-err),
+		why ? why : rule_of(file));
+	return 2;
+}
+
+/*
+ * A flag's duration as the microsecond integer its file takes.  A bare
+ * number is passed on as written, so that the file's own parser (R2:
+ * trailing garbage, 64-bit overflow) judges it exactly as the kernel would.
+ */
+static int duration_text(const char *flag, const char *value, const char *file,
+			 char *out, size_t size)
+{
+	const char *p = value;
+	bool digits_only = *p != '\0';
+	for (const char *q = p; *q; q++)
+		if (*q < '0' || *q > '9')
+			digits_only = false;
+	if (digits_only) {
+		snprintf(out, size, "%s", value);
+		return 0;
+	}
+	int64_t ns;
+	int err = cfsbw_parse_duration(value, CFSBW_NSEC_PER_USEC, &ns);
+	if (err < 0)
+		return bad_value(flag, value, file, err,
+				 "not a duration: a number with an optional "
+				 "unit ns, us, ms or s; a bare number is "
+				 "microseconds");
+	if (ns % CFSBW_NSEC_PER_USEC)
+		return bad_value(flag, value, file, -EINVAL,
+				 "the cgroup files take whole microseconds");
+	snprintf(out, size, "%" PRId64, ns / CFSBW_NSEC_PER_USEC);
+	return 0;
+}
+
+static int write_file(struct cfsbw_group *g, const char *flag,
+		      const char *value, const char *file, const char *text)
+{
+	int err = cfsbw_file_write(g, file, text, cfsbw_host_now_ns());
+	if (err == -ENOENT)
+		return bad_value(flag, value, file, err,
+				 "this file exists only in the upstream policy: "
+				 "add --policy upstream");
+	if (err < 0)
+		return bad_value(flag, value, file, err, NULL);
+	return 0;
+}
+
+static bool is_unlimited(const char *v)
+{
+	return !strcmp(v, "max") || v[0] == '-';
+}
+
+/* Apply the bandwidth flags as file writes; returns 0 or exit status 2. */
+static int configure(struct cfsbw_host *h, const struct run_opts *o)
+{
+	struct cfsbw_group *g = cfsbw_host_group(h);
+	char text[64];
+	int rc;
+
+	if (o->slice) {
+		rc = duration_text("--slice", o->slice,
+				   "sched_cfs_bandwidth_slice_us", text,
+				   sizeof text);
+		if (rc)
+			return rc;
+		int err = cfsbw_sysctl_write(cfsbw_host_tree(h),
+					     "sched_cfs_bandwidth_slice_us", text);
+		if (err < 0)
+			return bad_value("--slice", o->slice,
+					 "sched_cfs_bandwidth_slice_us", err, NULL);
+	}
+	if (o->period) {
+		rc = duration_text("--period", o->period, "cpu.cfs_period_us",
+				   text, sizeof text);
+		if (rc || (rc = write_file(g, "--period", o->period,
+					   "cpu.cfs_period_us", text)))
+			return rc;
+	}
+	if (o->quota) {
+		if (!strcmp(o->quota, "max")) {
+			snprintf(text, sizeof text, "-1");
+		} else if (o->quota[0] == '-') {
+			/* Any negative value means no limit (R2), if it is one. */
+			rc = duration_text("--quota", o->quota + 1,
+					   "cpu.cfs_quota_us", text + 1,
+					   sizeof text - 1);
+			if (rc)
+				return rc;
+			text[0] = '-';
+		} else {
+			rc = duration_text("--quota", o->quota, "cpu.cfs_quota_us",
+					   text, sizeof text);
+			if (rc)
+				return rc;
+		}
+		rc = write_file(g, "--quota", o->quota, "cpu.cfs_quota_us", text);
+		if (rc)
+			return rc;
+	}
+	if (o->cpus) {
+		if (is_unlimited(o->cpus)) {
+			snprintf(text, sizeof text, "-1");
+		} else {
+			char *end;
+			errno = 0;
+			double cpus = strtod(o->cpus, &end);
+			if (end == o->cpus || *end || !isfinite(cpus))
+				return bad_value("--cpus", o->cpus, NULL, -EINVAL,
+						 "a number of CPUs such as 0.5 or "
+						 "2, or 'max'");
+			double period_us = (double)cfsbw_group_period_ns(g) /
+					   (double)CFSBW_NSEC_PER_USEC;
+			double quota_us = round(cpus * period_us);
+			if (quota_us >= 9.2e18)
+				return bad_value("--cpus", o->cpus,
+						 "cpu.cfs_quota_us", -ERANGE,
+						 "quota = CPUs x period does not "
+						 "fit in 64 bits");
+			snprintf(text, sizeof text, "%" PRId64, (int64_t)quota_us);
+		}
+		int err = cfsbw_file_write(g, "cpu.cfs_quota_us", text,
+					   cfsbw_host_now_ns());
+		if (err < 0) {
+			char why[320];
+			snprintf(why, sizeof why,
+				 "quota = %s x period %" PRId64 " us = %s us; %s",
+				 o->cpus,
+				 cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC,
+				 text, rule_of("cpu.cfs_quota_us"));
+			return bad_value("--cpus", o->cpus, "cpu.cfs_quota_us",
+					 err, why);
+		}
+	}
+	if (o->burst) {
+		rc = duration_text("--burst", o->burst, "cpu.cfs_burst_us", text,
+				   sizeof text);
+		if (rc || (rc = write_file(g, "--burst", o->burst,
+					   "cpu.cfs_burst_us", text)))
+			return rc;
+	}
+	return 0;
+}
+
+static void print_stat(void *ctx, struct cfsbw_host *h)
+{
+	int64_t *start = ctx;
+	char buf[512];
+	int64_t wall = cfsbw_host_now_ns() - *start;
+	uint64_t usage = cfsbw_host_usage_ns(h);
+	if (cfsbw_file_read(cfsbw_host_group(h), "cpu.stat", buf, sizeof buf) < 0)
+		buf[0] = '\0';
+	for (char *c = buf; *c; c++)
+		if (*c == '\n')
+			*c = c[1] ? ' ' : '\0';
+	fprintf(stderr,
+		"cfsbw: %.3f s: usage %.3f s (%.3f CPUs), %u processes, %s\n",
+		(double)wall / 1e9, (double)usage / 1e9,
+		wall > 0 ? (double)usage / (double)wall : 0.0,
+		cfsbw_host_nr_live(h), buf);
+}
+
+static int write_stats(const char *path, struct cfsbw_host *h,
+		       const struct cfsbw_host_result *r)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+	if (!f) {
+		fprintf(stderr, "cfsbw run: --stats %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	struct cfsbw_group *g = cfsbw_host_group(h);
+	int64_t quota = cfsbw_group_quota_ns(g);
+	fprintf(f,
+		"{\"nr_periods\": %" PRIu64 ", \"nr_throttled\": %" PRIu64
+		", \"throttled_time\": %" PRIu64 ", \"usage_ns\": %" PRIu64
+		", \"wall_ns\": %" PRIu64 ", \"self_cpu_ns\": %" PRIu64
+		", \"quota_us\": %" PRId64 ", \"period_us\": %" PRId64
+		", \"policy\": \"%s\", \"nr_processes\": %" PRIu64
+		", \"exit_status\": %d}\n",
+		r->stats.nr_periods, r->stats.nr_throttled,
+		r->stats.throttled_time, r->usage_ns, r->wall_ns,
+		r->self_cpu_ns,
+		quota == CFSBW_RUNTIME_INF ? (int64_t)-1
+					   : quota / CFSBW_NSEC_PER_USEC,
+		cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC,
+		cfsbw_policy_name(cfsbw_tree_policy(cfsbw_host_tree(h))),
+		r->nr_processes, r->exit_status);
+	if (f != stdout && fclose(f) != 0) {
+		fprintf(stderr, "cfsbw run: --stats %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
 int cli_run_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fputs("cfsbw run: not built yet in this version\n", stderr);
-	return 2;
+	struct run_opts o;
+	memset(&o, 0, sizeof o);
+	int rc = parse_args(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+
+	struct cfsbw_host_config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	if (o.policy) {
+		int err = cfsbw_policy_parse(o.policy, &cfg.policy);
+		if (err < 0 || cfg.policy == CFSBW_POLICY_HARDLIMITS)
+			return bad_value("--policy", o.policy, NULL, -EINVAL,
+					 "the host driver knows v4 and upstream");
+	}
+	if (o.stat_interval) {
+		int err = cfsbw_parse_duration(o.stat_interval,
+					       CFSBW_NSEC_PER_USEC,
+					       &cfg.stat_interval_ns);
+		if (err < 0 || cfg.stat_interval_ns < CFSBW_NSEC_PER_MSEC)
+			return bad_value("--stat-interval", o.stat_interval,
+					 NULL, err < 0 ? err : -EINVAL,
+					 "a duration of at least 1ms");
+	}
+	long pid = 0;
+	if (o.pid) {
+		char *end;
+		errno = 0;
+		pid = strtol(o.pid, &end, 10);
+		if (end == o.pid || *end || errno || pid <= 0 || pid > INT32_MAX)
+			return bad_value("--pid", o.pid, NULL, -EINVAL,
+					 "a process id, a positive integer");
+	}
+
+	int64_t start = cfsbw_host_now_ns();
+	cfg.on_stat = print_stat;
+	cfg.ctx = &start;
+	struct cfsbw_host *h;
+	int err = cfsbw_host_create(&cfg, &h);
+	if (err < 0) {
+		fprintf(stderr, "cfsbw run: cannot start: %s\n", strerror(-err));
+		return 1;
+	}
+	rc = configure(h, &o);
+	if (rc)
+		goto out;
+
+	start = cfsbw_host_now_ns();
+	if (o.pid) {
+		err = cfsbw_host_attach(h, (pid_t)pid);
+		if (err < 0) {
+			fprintf(stderr, "cfsbw run: --pid %s: cannot trace it: %s%s\n",
+				o.pid, strerror(-err),
+				err == -EPERM ? " (not yours, already traced, or "
+						"ptrace is restricted)"
+					      : "");
+			rc = 1;
+			goto out;
+		}
+	} else {
+		err = cfsbw_host_spawn(h, o.argv);
+		if (err < 0) {
+			fprintf(stderr, "cfsbw run: %s: %s\n", o.argv[0],
+				strerror(-err));
+			rc = err == -ENOENT ? 127 : 126;
+			goto out;
+		}
+	}
+	struct cfsbw_host_result res;
+	err = cfsbw_host_run(h, &res);
+	if (err < 0) {
+		fprintf(stderr, "cfsbw run: %s\n", strerror(-err));
+		rc = 1;
+		goto out;
+	}
+	if (o.stats_file)
+		write_stats(o.stats_file, h, &res);
+	rc = res.exit_status;
+out:
+	cfsbw_host_destroy(h);
+	return rc;
 }

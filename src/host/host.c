@@ -1,0 +1,574 @@
+/*
+ * host.c - the host driver: the core's callbacks, CPU clocks and CPU-time
+ * timers, the period timer, and the event loop.
+ *
+ * Each governed process is a runqueue of the core.  The driver charges it
+ * (R5) with what its process CPU clock advanced since the last charge, and
+ * arms a POSIX CPU-time timer on that same clock (timer_create on another
+ * process's CPU clock; the signal comes to us) to expire when the process
+ * has used the runtime its local account holds (R6).  The kernel checks
+ * CPU timers at every tick of the running process, so the driver learns
+ * that an account ran dry within one tick (4 ms at HZ=250), without any
+ * polling; it then charges again, and the core either hands out another
+ * slice (re-arm) or throttles (R7: the process is stopped, trace.c).  The
+ * period timer (R10) is a timerfd on CLOCK_MONOTONIC, the clock of "now".
+ *
+ * Every event arrives on one poll(): a signalfd (SIGCHLD for ptrace stops,
+ * the CPU-timer signal, SIGINT/SIGTERM/SIGHUP) and timerfds (period, slack,
+ * --stat-interval).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/host_int.h"
+
+int64_t cfsbw_host_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * CFSBW_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static struct timespec ns_to_ts(int64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / CFSBW_NSEC_PER_SEC),
+			      (long)(ns % CFSBW_NSEC_PER_SEC)};
+	return ts;
+}
+
+static int64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+	if (clock_gettime(clock, &ts) < 0)
+		return -1;
+	return (int64_t)ts.tv_sec * CFSBW_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Arm (or, with 0, disarm) a timerfd at an absolute CLOCK_MONOTONIC time. */
+static void timerfd_at(int fd, int64_t expires_ns)
+{
+	struct itimerspec its = {{0, 0}, ns_to_ts(expires_ns)};
+	if (expires_ns > 0 && its.it_value.tv_sec == 0 &&
+	    its.it_value.tv_nsec == 0)
+		its.it_value.tv_nsec = 1;
+	timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* ---- the core's callbacks (run inside core calls: record and act) ---- */
+
+static void cb_throttle(void *ctx, struct cfsbw_group *g, unsigned rq)
+{
+	struct cfsbw_host *h = ctx;
+	struct host_proc *p = rq < HOST_NR_RQ ? h->procs[rq] : NULL;
+	(void)g;
+	if (!p || p->throttled)
+		return;
+	/* R7: the process must stop at once. */
+	p->throttled = true;
+	__trace_stop_proc(h, p);
+}
+
+static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
+{
+	struct cfsbw_host *h = ctx;
+	struct host_proc *p = rq < HOST_NR_RQ ? h->procs[rq] : NULL;
+	(void)g;
+	if (!p)
+		return;
+	/* R10: resume; charging and re-arming wait until the core returns. */
+	p->throttled = false;
+	__trace_resume_proc(h, p);
+	if (!p->arm_pending) {
+		p->arm_pending = true;
+		h->arm_list[h->nr_arm++] = p->rq;
+	}
+}
+
+static void cb_period_timer_start(void *ctx, struct cfsbw_group *g,
+				  int64_t expires_ns)
+{
+	struct cfsbw_host *h = ctx;
+	(void)g;
+	h->period_armed = true;
+	h->period_expires_ns = expires_ns;
+	timerfd_at(h->period_fd, expires_ns);
+}
+
+static void cb_slack_timer_start(void *ctx, struct cfsbw_group *g,
+				 int64_t expires_ns)
+{
+	struct cfsbw_host *h = ctx;
+	(void)g;
+	timerfd_at(h->slack_fd, expires_ns);
+}
+
+static const struct cfsbw_ops host_ops = {
+	.throttle = cb_throttle,
+	.unthrottle = cb_unthrottle,
+	.period_timer_start = cb_period_timer_start,
+	.slack_timer_start = cb_slack_timer_start,
+};
+
+/* ---- processes as runqueues ---- */
+
+/*
+ * R6: expire when p has used the runtime its account holds.  An account
+ * with nothing (a new process: "nothing assigned", R4) expires at p's next
+ * tick, when the first charge draws a slice.
+ */
+static void cputimer_arm(struct cfsbw_host *h, struct host_proc *p)
+{
+	if (!p->timer_ok)
+		return;
+	int64_t left = cfsbw_account_runtime_ns(h->group, p->rq);
+	struct itimerspec its = {{0, 0}, {0, 0}};
+	if (left != CFSBW_RUNTIME_INF)
+		its.it_value = ns_to_ts(p->last_cpu_ns + (left > 0 ? left : 1));
+	timer_settime(p->timer, TIMER_ABSTIME, &its, NULL);
+}
+
+void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm)
+{
+	int64_t cpu = clock_ns(p->clock);
+	if (cpu < 0)
+		return; /* gone; its exit stop charged it */
+	int64_t delta = cpu > p->last_cpu_ns ? cpu - p->last_cpu_ns : 0;
+	p->last_cpu_ns += delta;
+	h->usage_ns += (uint64_t)delta;
+	delta += h->debt_ns;
+	h->debt_ns = 0;
+	/*
+	 * R5, R6: the kernel charges at every tick, so an account that runs
+	 * dry asks for one slice having used at most a tick more, and its debt
+	 * is under a slice: the one slice a v4 refresh gives (R10) clears it.
+	 * The driver learns later than a tick when the machine is busy or the
+	 * process has several threads, so it charges in pieces of at most a
+	 * slice (each piece that empties the account draws a slice, as ticks
+	 * would), and what the process ran past the moment it was throttled is
+	 * kept as its own debt, charged in pieces once it runs again: from the
+	 * next period's pool, so nothing is lost (R13) and no refresh is
+	 * wasted on a debt of several slices.
+	 */
+	delta += p->debt_ns;
+	p->debt_ns = 0;
+	int64_t now = cfsbw_host_now_ns();
+	int64_t slice = cfsbw_tree_slice_ns(h->tree);
+	while (delta > 0) {
+		int64_t piece = delta < slice ? delta : slice;
+		if (p->throttled)
+			break;
+		delta -= piece;
+		cfsbw_charge(h->group, p->rq, piece, now);
+	}
+	p->debt_ns += delta;
+	if (arm && !p->throttled)
+		cputimer_arm(h, p);
+}
+
+void __host_run_arm_list(struct cfsbw_host *h)
+{
+	while (h->nr_arm) {
+		unsigned rq = h->arm_list[--h->nr_arm];
+		struct host_proc *p = h->procs[rq];
+		if (!p || !p->arm_pending)
+			continue;
+		p->arm_pending = false;
+		__host_proc_charge(h, p, true);
+	}
+}
+
+int __host_proc_join(struct cfsbw_host *h, struct host_proc *p,
+		     bool charge_past)
+{
+	if (clock_getcpuclockid(p->pid, &p->clock) != 0)
+		return -ESRCH;
+	if (charge_past) {
+		/* A new child: all its CPU time is the group's (R5). */
+		p->last_cpu_ns = 0;
+	} else {
+		p->last_cpu_ns = clock_ns(p->clock);
+		if (p->last_cpu_ns < 0)
+			return -ESRCH;
+	}
+	struct sigevent sev;
+	memset(&sev, 0, sizeof sev);
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = h->cputimer_signo;
+	sev.sigev_value.sival_int = (int)p->rq;
+	p->timer_ok = timer_create(p->clock, &sev, &p->timer) == 0;
+	p->throttled = false;
+	p->arm_pending = false;
+	h->nr_processes++;
+	if (!h->start_ns)
+		h->start_ns = cfsbw_host_now_ns();
+	/* R9, R10: runnable from now on (the period timer starts); R6: a
+	 * zero charge draws its first slice before it runs. */
+	int64_t now = cfsbw_host_now_ns();
+	cfsbw_task_enqueue(h->group, p->rq, now);
+	cfsbw_charge(h->group, p->rq, 0, now);
+	if (!p->throttled)
+		cputimer_arm(h, p);
+	return 0;
+}
+
+void __host_proc_leave(struct cfsbw_host *h, struct host_proc *p)
+{
+	int64_t now = cfsbw_host_now_ns();
+	if (p->timer_ok)
+		timer_delete(p->timer);
+	p->timer_ok = false;
+	/*
+	 * R13: cfsbw_rq_offline returns unused runtime to the pool but forgets
+	 * a debt (runtime used past the account's, by at most a tick); carry
+	 * it to the next charge so that whole runs stay within the quota.
+	 */
+	int64_t left = cfsbw_account_runtime_ns(h->group, p->rq);
+	if (left < 0)
+		h->debt_ns += -left;
+	h->debt_ns += p->debt_ns;
+	p->debt_ns = 0;
+	cfsbw_task_dequeue(h->group, p->rq, now);
+	cfsbw_rq_offline(h->tree, p->rq, now);
+	p->arm_pending = false;
+	p->throttled = false;
+}
+
+/* ---- life cycle ---- */
+
+int cfsbw_host_create(const struct cfsbw_host_config *cfg,
+		      struct cfsbw_host **out)
+{
+	struct cfsbw_host *h = calloc(1, sizeof(*h));
+	int err = -ENOMEM;
+	if (!h)
+		goto fail_alloc;
+	h->cfg = *cfg;
+	h->sig_fd = h->period_fd = h->slack_fd = h->stat_fd = -1;
+	h->cputimer_signo = SIGRTMIN + 2;
+	err = __proc_table_init(h);
+	if (err < 0)
+		goto fail_table;
+
+	struct cfsbw_tree_config tc = {
+		.nr_rq = HOST_NR_RQ,
+		.policy = cfg->policy,
+		.ops = &host_ops,
+		.ctx = h,
+	};
+	err = cfsbw_tree_create(&tc, &h->tree);
+	if (err < 0)
+		goto fail_tree;
+	err = cfsbw_group_create(h->tree, "/run", &h->group);
+	if (err < 0)
+		goto fail_group;
+
+	h->period_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	h->slack_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	h->stat_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (h->period_fd < 0 || h->slack_fd < 0 || h->stat_fd < 0) {
+		err = -errno;
+		goto fail_fds;
+	}
+
+	/* Every event is read from the signalfd, never by a handler. */
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, h->cputimer_signo);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, &h->old_mask);
+	h->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (h->sig_fd < 0) {
+		err = -errno;
+		goto fail_sigfd;
+	}
+	*out = h;
+	return 0;
+
+fail_sigfd:
+	sigprocmask(SIG_SETMASK, &h->old_mask, NULL);
+fail_fds:
+	if (h->period_fd >= 0)
+		close(h->period_fd);
+	if (h->slack_fd >= 0)
+		close(h->slack_fd);
+	if (h->stat_fd >= 0)
+		close(h->stat_fd);
+fail_group:
+	cfsbw_tree_free(h->tree);
+fail_tree:
+	__proc_table_free(h);
+fail_table:
+	free(h);
+fail_alloc:
+	return err;
+}
+
+void cfsbw_host_destroy(struct cfsbw_host *h)
+{
+	if (!h)
+		return;
+	if (h->nr_threads || h->nr_early)
+		__trace_detach_all(h);
+	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++)
+		if (h->procs[rq] && h->procs[rq]->timer_ok)
+			timer_delete(h->procs[rq]->timer);
+	close(h->sig_fd);
+	close(h->period_fd);
+	close(h->slack_fd);
+	close(h->stat_fd);
+	sigprocmask(SIG_SETMASK, &h->old_mask, NULL);
+	cfsbw_tree_free(h->tree);
+	__proc_table_free(h);
+	free(h);
+}
+
+struct cfsbw_group *cfsbw_host_group(struct cfsbw_host *h)
+{
+	return h->group;
+}
+
+struct cfsbw_tree *cfsbw_host_tree(struct cfsbw_host *h)
+{
+	return h->tree;
+}
+
+uint64_t cfsbw_host_usage_ns(const struct cfsbw_host *h)
+{
+	return h->usage_ns;
+}
+
+unsigned cfsbw_host_nr_live(const struct cfsbw_host *h)
+{
+	return h->nr_live;
+}
+
+int cfsbw_host_spawn(struct cfsbw_host *h, char *const argv[])
+{
+	if (h->root_pid)
+		return -EBUSY;
+	return __trace_spawn(h, argv);
+}
+
+int cfsbw_host_attach(struct cfsbw_host *h, pid_t pid)
+{
+	if (h->root_pid)
+		return -EBUSY;
+	if (pid <= 0)
+		return -ESRCH;
+	int err = __trace_attach(h, pid);
+	if (err < 0)
+		h->root_pid = 0;
+	return err;
+}
+
+/* ---- the event loop ---- */
+
+static void charge_all(struct cfsbw_host *h)
+{
+	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++)
+		if (h->procs[rq])
+			__host_proc_charge(h, h->procs[rq], !h->procs[rq]->throttled);
+	__host_run_arm_list(h);
+}
+
+static void on_period_timer(struct cfsbw_host *h)
+{
+	uint64_t ticks;
+	if (read(h->period_fd, &ticks, sizeof ticks) != (ssize_t)sizeof ticks)
+		return;
+	if (!h->period_armed)
+		return;
+	int64_t now = cfsbw_host_now_ns();
+	if (now < h->period_expires_ns)
+		now = h->period_expires_ns;
+	int64_t next = cfsbw_period_timer_fire(h->group, now);
+	if (next == CFSBW_TIMER_STOP) {
+		h->period_armed = false;
+	} else {
+		h->period_expires_ns = next;
+		timerfd_at(h->period_fd, next);
+	}
+	/* R10: resumed processes are charged what they ran and re-armed. */
+	__host_run_arm_list(h);
+}
+
+static void on_slack_timer(struct cfsbw_host *h)
+{
+	uint64_t ticks;
+	if (read(h->slack_fd, &ticks, sizeof ticks) != (ssize_t)sizeof ticks)
+		return;
+	int64_t next = cfsbw_slack_timer_fire(h->group, cfsbw_host_now_ns());
+	if (next != CFSBW_TIMER_STOP)
+		timerfd_at(h->slack_fd, next);
+	__host_run_arm_list(h);
+}
+
+static void on_stat_timer(struct cfsbw_host *h)
+{
+	uint64_t ticks;
+	if (read(h->stat_fd, &ticks, sizeof ticks) != (ssize_t)sizeof ticks)
+		return;
+	charge_all(h);
+	if (h->cfg.on_stat)
+		h->cfg.on_stat(h->cfg.ctx, h);
+}
+
+static void on_cputimer(struct cfsbw_host *h, int rq)
+{
+	if (rq < 0 || (unsigned)rq >= HOST_NR_RQ)
+		return;
+	struct host_proc *p = h->procs[rq];
+	/* A stale signal (the process left, or is stopped) changes nothing. */
+	if (!p || p->throttled)
+		return;
+	__host_proc_charge(h, p, true);
+	__host_run_arm_list(h);
+}
+
+/*
+ * Read every pending signal; returns the first of SIGINT, SIGTERM, SIGHUP
+ * (and whether a process sent it, rather than the terminal), or 0.
+ */
+static int drain_signals(struct cfsbw_host *h, bool *from_process)
+{
+	struct signalfd_siginfo si[32];
+	int stop_sig = 0;
+	bool chld = false;
+	for (;;) {
+		ssize_t n = read(h->sig_fd, si, sizeof si);
+		if (n <= 0)
+			break;
+		size_t count = (size_t)n / sizeof si[0];
+		for (size_t i = 0; i < count; i++) {
+			int signo = (int)si[i].ssi_signo;
+			if (signo == SIGCHLD) {
+				chld = true;
+			} else if (signo == h->cputimer_signo) {
+				on_cputimer(h, si[i].ssi_int);
+			} else if (!stop_sig) {
+				stop_sig = signo;
+				*from_process = si[i].ssi_code == SI_USER ||
+						si[i].ssi_code == SI_QUEUE ||
+						si[i].ssi_code == SI_TKILL;
+			}
+		}
+	}
+	if (chld)
+		__trace_reap(h);
+	return stop_sig;
+}
+
+static int shell_status(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+/*
+ * After SIGINT/SIGTERM/SIGHUP: everything is resumed and detached; wait for
+ * the command (our child), passing on further signals, and detach any
+ * tracee that still reports a stop.
+ */
+static void wait_command(struct cfsbw_host *h, int sig, bool from_process)
+{
+	if (!h->root_is_child) {
+		h->root_status = sig; /* exit 128 + sig, below */
+		return;
+	}
+	if (from_process)
+		kill(h->root_pid, sig);
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (pid > 0) {
+			if (WIFSTOPPED(status)) {
+				int ev = status >> 16;
+				ptrace(PTRACE_DETACH, pid, (void *)0,
+				       (void *)(unsigned long)(ev ? 0 : WSTOPSIG(status)));
+			} else if (pid == h->root_pid) {
+				h->root_status = status;
+				return;
+			}
+			continue;
+		}
+		if (pid < 0 && errno == ECHILD)
+			return;
+		struct pollfd pfd = {h->sig_fd, POLLIN, 0};
+		poll(&pfd, 1, -1);
+		struct signalfd_siginfo si;
+		while (read(h->sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
+			int s = (int)si.ssi_signo;
+			if ((s == SIGINT || s == SIGTERM || s == SIGHUP) &&
+			    si.ssi_code == SI_USER)
+				kill(h->root_pid, s);
+		}
+	}
+}
+
+int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)
+{
+	memset(res, 0, sizeof *res);
+	if (!h->root_pid)
+		return -EINVAL;
+	if (h->cfg.stat_interval_ns > 0) {
+		struct itimerspec its = {ns_to_ts(h->cfg.stat_interval_ns),
+					 ns_to_ts(h->cfg.stat_interval_ns)};
+		timerfd_settime(h->stat_fd, 0, &its, NULL);
+	}
+	int sig = 0;
+	bool from_process = false;
+	/* A SIGCHLD may have come before the loop: look first. */
+	__trace_reap(h);
+	while (!h->root_gone && !sig) {
+		struct pollfd pfd[4] = {
+			{h->sig_fd, POLLIN, 0},
+			{h->period_fd, POLLIN, 0},
+			{h->slack_fd, POLLIN, 0},
+			{h->stat_fd, POLLIN, 0},
+		};
+		if (poll(pfd, 4, -1) < 0 && errno != EINTR)
+			return -errno;
+		if (pfd[0].revents)
+			sig = drain_signals(h, &from_process);
+		if (pfd[1].revents)
+			on_period_timer(h);
+		if (pfd[2].revents)
+			on_slack_timer(h);
+		if (pfd[3].revents)
+			on_stat_timer(h);
+	}
+	int64_t end = cfsbw_host_now_ns();
+	charge_all(h);
+	cfsbw_group_stats(h->group, &res->stats);
+	/* The command has exited: its descendants go free (docs/host.md). */
+	__trace_detach_all(h);
+	if (sig) {
+		wait_command(h, sig, from_process);
+		res->signal_received = sig;
+	}
+	res->usage_ns = h->usage_ns;
+	res->wall_ns = h->start_ns ? (uint64_t)(end - h->start_ns) : 0;
+	int64_t self = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	res->self_cpu_ns = self > 0 ? (uint64_t)self : 0;
+	res->nr_processes = h->nr_processes;
+	if (sig && !h->root_is_child)
+		res->exit_status = 128 + sig;
+	else
+		res->exit_status = shell_status(h->root_status);
+	return 0;
+}

@@ -1,0 +1,148 @@
+/*
+ * host_int.h - the host driver's private header.
+ *
+ *   host.c   the driver: the core's callbacks, CPU clocks and CPU-time
+ *            timers, the period timer, the event loop, signals, results
+ *   proc.c   the table of governed processes and their threads, runqueue
+ *            numbers
+ *   trace.c  ptrace: spawning and attaching, decoding stops, stopping and
+ *            resuming processes, detaching
+ *
+ * Everything runs on the driver's one thread.
+ */
+#ifndef CFSBW_HOST_INT_H
+#define CFSBW_HOST_INT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "host/host.h"
+
+/*
+ * Runqueues of the core tree: one per live governed process.  A process
+ * beyond this many at once is not governed (it is detached, with a
+ * warning).  Each costs the core one account (a cache line or two) per
+ * group.
+ */
+#define HOST_NR_RQ 1024u
+
+/* A thread's relation to the driver (each thread is a ptrace tracee). */
+enum host_thread_state {
+	TH_RUNNING,   /* not in a ptrace stop (it may be asleep) */
+	TH_HELD,      /* in a ptrace stop the driver keeps: throttled (R7) */
+	TH_LISTENING, /* in a group stop (SIGSTOP from someone): PTRACE_LISTEN */
+};
+
+struct host_proc;
+
+struct host_thread {
+	pid_t tid;
+	enum host_thread_state state;
+	/* A PTRACE_INTERRUPT was sent and its stop has not arrived yet. */
+	bool interrupt_sent;
+	struct host_proc *proc;
+	struct host_thread *hash_next;
+	struct host_thread *proc_next;
+};
+
+/* A governed process: one runqueue of the core (SPEC section 1). */
+struct host_proc {
+	pid_t pid;
+	unsigned rq;
+	clockid_t clock;       /* its process CPU clock */
+	timer_t timer;         /* CPU-time timer on that clock, signals us */
+	bool timer_ok;
+	bool throttled;        /* R7: the core said stop; threads held */
+	bool arm_pending;      /* unthrottled: charge and re-arm after the call */
+	int64_t last_cpu_ns;   /* process CPU time read so far */
+	int64_t debt_ns;       /* read but not charged yet: ran while throttled */
+	unsigned nr_threads;
+	struct host_thread *threads;
+};
+
+/* A tid whose first stop came before its creator's fork event. */
+#define HOST_MAX_EARLY 64
+
+struct cfsbw_host {
+	struct cfsbw_tree *tree;
+	struct cfsbw_group *group;
+	struct cfsbw_host_config cfg;
+
+	/* proc.c: tid -> thread, rq -> process, free runqueue numbers. */
+	struct host_thread **hash;
+	unsigned hash_mask;
+	unsigned nr_threads;
+	struct host_proc **procs; /* [HOST_NR_RQ] */
+	unsigned *free_rq;        /* stack of free runqueue numbers */
+	unsigned nr_free_rq;
+	unsigned nr_live;
+	pid_t early[HOST_MAX_EARLY];
+	unsigned nr_early;
+
+	/* host.c */
+	sigset_t old_mask; /* the caller's, restored in the command */
+	int sig_fd;
+	int slack_fd;
+	int period_fd;
+	int stat_fd;
+	int cputimer_signo;
+	bool period_armed;
+	int64_t period_expires_ns;
+	/* Unthrottled processes to charge and re-arm after a core call. */
+	unsigned *arm_list;
+	unsigned nr_arm;
+	/*
+	 * CPU time a process used beyond its account's runtime when it exited:
+	 * cfsbw_rq_offline() forgets an account's debt, so the driver charges
+	 * it to the next process charged (R13 over whole runs).
+	 */
+	int64_t debt_ns;
+	uint64_t usage_ns;
+	uint64_t nr_processes;
+	int64_t start_ns;
+
+	/* trace.c */
+	pid_t root_pid;        /* the command or the attached process */
+	bool root_is_child;    /* spawned: our own child */
+	bool root_gone;
+	int root_status;       /* wait status of the root process's leader */
+	bool warned_full;
+};
+
+/* proc.c */
+int __proc_table_init(struct cfsbw_host *h);
+void __proc_table_free(struct cfsbw_host *h);
+struct host_thread *__thread_find(struct cfsbw_host *h, pid_t tid);
+/* A new process with its leader thread; NULL when out of memory or rqs. */
+struct host_proc *__proc_new(struct cfsbw_host *h, pid_t pid);
+struct host_thread *__thread_new(struct cfsbw_host *h, struct host_proc *p,
+				 pid_t tid);
+/* Forget a thread; returns true when it was its process's last. */
+bool __thread_forget(struct cfsbw_host *h, struct host_thread *t);
+void __proc_free(struct cfsbw_host *h, struct host_proc *p);
+bool __early_take(struct cfsbw_host *h, pid_t tid);
+/* false when full: the caller lets the tid run on, unregistered for now. */
+bool __early_add(struct cfsbw_host *h, pid_t tid);
+
+/* host.c: a process joins or leaves the core (R9, R10, R13). */
+int __host_proc_join(struct cfsbw_host *h, struct host_proc *p,
+		     bool charge_past);
+void __host_proc_leave(struct cfsbw_host *h, struct host_proc *p);
+/* Read p's CPU clock, charge what it used since (R5), re-arm its timer. */
+void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm);
+void __host_run_arm_list(struct cfsbw_host *h);
+
+/* trace.c */
+int __trace_spawn(struct cfsbw_host *h, char *const argv[]);
+int __trace_attach(struct cfsbw_host *h, pid_t pid);
+/* Reap every pending ptrace stop and exit (after SIGCHLD). */
+void __trace_reap(struct cfsbw_host *h);
+/* R7: stop every thread of p; R10: let them run again. */
+void __trace_stop_proc(struct cfsbw_host *h, struct host_proc *p);
+void __trace_resume_proc(struct cfsbw_host *h, struct host_proc *p);
+/* Resume and detach every governed thread. */
+void __trace_detach_all(struct cfsbw_host *h);
+
+#endif

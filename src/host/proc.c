@@ -1,0 +1,184 @@
+/*
+ * proc.c - the table of governed processes and threads.
+ *
+ * Threads are found by tid (every ptrace stop names a tid) in a chained
+ * hash table that doubles when it fills; processes are found by runqueue
+ * number (a CPU-time timer's signal names the runqueue).  Runqueue numbers
+ * are reused once a process has left the core (cfsbw_rq_offline permits it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "host/host_int.h"
+
+#define HASH_INITIAL 256u
+
+static unsigned tid_hash(pid_t tid, unsigned mask)
+{
+	return ((unsigned)tid * 2654435761u) & mask;
+}
+
+int __proc_table_init(struct cfsbw_host *h)
+{
+	h->hash = calloc(HASH_INITIAL, sizeof(*h->hash));
+	if (!h->hash)
+		goto fail_hash;
+	h->hash_mask = HASH_INITIAL - 1;
+	h->procs = calloc(HOST_NR_RQ, sizeof(*h->procs));
+	if (!h->procs)
+		goto fail_procs;
+	h->free_rq = calloc(HOST_NR_RQ, sizeof(*h->free_rq));
+	if (!h->free_rq)
+		goto fail_free_rq;
+	h->arm_list = calloc(HOST_NR_RQ, sizeof(*h->arm_list));
+	if (!h->arm_list)
+		goto fail_arm_list;
+	/* Lowest numbers first: pop from the end. */
+	for (unsigned i = 0; i < HOST_NR_RQ; i++)
+		h->free_rq[i] = HOST_NR_RQ - 1 - i;
+	h->nr_free_rq = HOST_NR_RQ;
+	return 0;
+
+fail_arm_list:
+	free(h->free_rq);
+fail_free_rq:
+	free(h->procs);
+fail_procs:
+	free(h->hash);
+fail_hash:
+	return -ENOMEM;
+}
+
+void __proc_table_free(struct cfsbw_host *h)
+{
+	if (h->procs) {
+		for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+			struct host_proc *p = h->procs[rq];
+			if (!p)
+				continue;
+			while (p->threads) {
+				struct host_thread *t = p->threads;
+				p->threads = t->proc_next;
+				free(t);
+			}
+			free(p);
+		}
+	}
+	free(h->arm_list);
+	free(h->free_rq);
+	free(h->procs);
+	free(h->hash);
+}
+
+struct host_thread *__thread_find(struct cfsbw_host *h, pid_t tid)
+{
+	struct host_thread *t = h->hash[tid_hash(tid, h->hash_mask)];
+	while (t && t->tid != tid)
+		t = t->hash_next;
+	return t;
+}
+
+static void hash_grow(struct cfsbw_host *h)
+{
+	unsigned size = (h->hash_mask + 1) * 2;
+	struct host_thread **n = calloc(size, sizeof(*n));
+	if (!n)
+		return; /* longer chains; still correct */
+	for (unsigned i = 0; i <= h->hash_mask; i++) {
+		while (h->hash[i]) {
+			struct host_thread *t = h->hash[i];
+			h->hash[i] = t->hash_next;
+			unsigned b = tid_hash(t->tid, size - 1);
+			t->hash_next = n[b];
+			n[b] = t;
+		}
+	}
+	free(h->hash);
+	h->hash = n;
+	h->hash_mask = size - 1;
+}
+
+struct host_proc *__proc_new(struct cfsbw_host *h, pid_t pid)
+{
+	if (!h->nr_free_rq)
+		return NULL;
+	struct host_proc *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->rq = h->free_rq[--h->nr_free_rq];
+	h->procs[p->rq] = p;
+	h->nr_live++;
+	return p;
+}
+
+struct host_thread *__thread_new(struct cfsbw_host *h, struct host_proc *p,
+				 pid_t tid)
+{
+	struct host_thread *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	if (h->nr_threads >= h->hash_mask)
+		hash_grow(h);
+	t->tid = tid;
+	t->proc = p;
+	unsigned b = tid_hash(tid, h->hash_mask);
+	t->hash_next = h->hash[b];
+	h->hash[b] = t;
+	t->proc_next = p->threads;
+	p->threads = t;
+	p->nr_threads++;
+	h->nr_threads++;
+	return t;
+}
+
+bool __thread_forget(struct cfsbw_host *h, struct host_thread *t)
+{
+	struct host_proc *p = t->proc;
+	struct host_thread **pp = &h->hash[tid_hash(t->tid, h->hash_mask)];
+	while (*pp != t)
+		pp = &(*pp)->hash_next;
+	*pp = t->hash_next;
+	pp = &p->threads;
+	while (*pp != t)
+		pp = &(*pp)->proc_next;
+	*pp = t->proc_next;
+	p->nr_threads--;
+	h->nr_threads--;
+	free(t);
+	return p->nr_threads == 0;
+}
+
+/* The process must have no threads left and have left the core. */
+void __proc_free(struct cfsbw_host *h, struct host_proc *p)
+{
+	while (p->threads)
+		__thread_forget(h, p->threads);
+	h->procs[p->rq] = NULL;
+	h->free_rq[h->nr_free_rq++] = p->rq;
+	h->nr_live--;
+	free(p);
+}
+
+/*
+ * A child born traced may report its first stop before its parent reports
+ * the fork event that names it; such tids wait here (a handful at most).
+ */
+bool __early_add(struct cfsbw_host *h, pid_t tid)
+{
+	if (h->nr_early >= HOST_MAX_EARLY)
+		return false;
+	h->early[h->nr_early++] = tid;
+	return true;
+}
+
+bool __early_take(struct cfsbw_host *h, pid_t tid)
+{
+	for (unsigned i = 0; i < h->nr_early; i++) {
+		if (h->early[i] == tid) {
+			h->early[i] = h->early[--h->nr_early];
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,518 @@
+/*
+ * trace.c - ptrace: how the driver finds every process of the group, reads
+ * the CPU time of those that exit, and stops and resumes them.
+ *
+ * Why ptrace (docs/host.md has the measurements):
+ *  - Discovery: with PTRACE_O_TRACEFORK/VFORK/CLONE every descendant is
+ *    born traced and reported before it runs an instruction of its own, at
+ *    any depth, without privilege and without scanning /proc.
+ *  - Short-lived processes: PTRACE_EVENT_EXIT stops each exiting thread
+ *    while its process CPU clock can still be read, so a child that lives
+ *    a millisecond is charged in full (R5).
+ *  - Stopping: PTRACE_INTERRUPT puts one thread in a ptrace stop (12 us
+ *    round trip measured, against 191 us for SIGSTOP/SIGCONT).  Unlike
+ *    SIGSTOP it is invisible to the process's parent and its shell, and it
+ *    cannot outlive the driver: when the tracer dies, of SIGKILL too, the
+ *    kernel detaches its tracees and wakes those in a ptrace stop.
+ *
+ * A thread's stops, with PTRACE_SEIZE semantics:
+ *  - event stops (fork, vfork, clone, exec, exit): handled, then resumed,
+ *    unless the process is throttled, in which case the thread stays in
+ *    that stop (it is held there until the refresh);
+ *  - PTRACE_EVENT_STOP with SIGTRAP: our interrupt, or a new tracee's first
+ *    stop: held when the process is throttled, resumed otherwise;
+ *  - PTRACE_EVENT_STOP with a stop signal: a group stop somebody asked for
+ *    (SIGSTOP, SIGTSTP from the terminal...): PTRACE_LISTEN keeps it
+ *    stopped as it would be without us, until SIGCONT;
+ *  - signal-delivery stop: the signal is passed on unchanged.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "host/host_int.h"
+
+#define TRACE_OPTIONS                                                          \
+	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |      \
+	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
+
+static long pt(enum __ptrace_request req, pid_t tid, unsigned long data)
+{
+	return ptrace(req, tid, (void *)0, (void *)data);
+}
+
+static unsigned long sig_data(int sig)
+{
+	return (unsigned long)(unsigned)sig;
+}
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+/* Let a thread run on from whatever ptrace stop it is in. */
+static void thread_cont(struct host_thread *t, int sig)
+{
+	t->state = TH_RUNNING;
+	pt(PTRACE_CONT, t->tid, sig_data(sig));
+}
+
+/* After an event stop: run on, or stay held if the process is throttled. */
+static void thread_resume_or_hold(struct host_thread *t)
+{
+	if (t->proc->throttled)
+		t->state = TH_HELD;
+	else
+		thread_cont(t, 0);
+}
+
+void __trace_stop_proc(struct cfsbw_host *h, struct host_proc *p)
+{
+	(void)h;
+	for (struct host_thread *t = p->threads; t; t = t->proc_next) {
+		/* Held threads are stopped; listening ones report again on
+		 * SIGCONT and are held then. */
+		if (t->state != TH_RUNNING || t->interrupt_sent)
+			continue;
+		if (pt(PTRACE_INTERRUPT, t->tid, 0) == 0)
+			t->interrupt_sent = true;
+	}
+}
+
+void __trace_resume_proc(struct cfsbw_host *h, struct host_proc *p)
+{
+	(void)h;
+	for (struct host_thread *t = p->threads; t; t = t->proc_next)
+		if (t->state == TH_HELD)
+			thread_cont(t, 0);
+}
+
+/* Is tid a thread of process pid (rather than a process of its own)? */
+static bool tid_in_process(pid_t pid, pid_t tid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task/%d", (int)pid, (int)tid);
+	return access(path, F_OK) == 0;
+}
+
+static void warn_full(struct cfsbw_host *h)
+{
+	if (h->warned_full)
+		return;
+	h->warned_full = true;
+	fprintf(stderr,
+		"cfsbw: more than %u processes at once: new ones run ungoverned\n",
+		HOST_NR_RQ);
+}
+
+/*
+ * A tracee was born (fork, vfork or clone event of parent): put it in the
+ * table, as a thread of parent or as a process of its own, and let it run.
+ */
+static void adopt(struct cfsbw_host *h, struct host_proc *parent, pid_t tid,
+		  int event)
+{
+	bool held = __early_take(h, tid);
+	if (__thread_find(h, tid))
+		return;
+	bool is_thread = event == PTRACE_EVENT_CLONE &&
+			 tid_in_process(parent->pid, tid);
+	struct host_thread *t;
+	if (is_thread) {
+		t = __thread_new(h, parent, tid);
+		if (!t)
+			goto untracked;
+	} else {
+		struct host_proc *p = __proc_new(h, tid);
+		if (!p) {
+			warn_full(h);
+			goto untracked;
+		}
+		t = __thread_new(h, p, tid);
+		if (!t || __host_proc_join(h, p, true) < 0) {
+			__proc_free(h, p);
+			goto untracked;
+		}
+	}
+	if (held) {
+		thread_resume_or_hold(t);
+	} else if (t->proc->throttled) {
+		/* Its first stop is still to come; make it a held one. */
+		t->state = TH_RUNNING;
+		if (pt(PTRACE_INTERRUPT, tid, 0) == 0)
+			t->interrupt_sent = true;
+	}
+	return;
+
+untracked:
+	/* Out of memory or runqueues: never leave it stopped. */
+	if (held)
+		pt(PTRACE_DETACH, tid, 0);
+}
+
+/* The process is gone: give its runqueue back (R13) and forget it. */
+static void proc_gone(struct cfsbw_host *h, struct host_proc *p)
+{
+	if (p->pid == h->root_pid)
+		h->root_gone = true;
+	__host_proc_leave(h, p);
+	__proc_free(h, p);
+}
+
+static void on_exit_status(struct cfsbw_host *h, pid_t tid, int status)
+{
+	struct host_thread *t = __thread_find(h, tid);
+	if (tid == h->root_pid)
+		h->root_status = status;
+	if (!t)
+		return;
+	struct host_proc *p = t->proc;
+	/* The leader is reported last: its exit is the process's. */
+	if (__thread_forget(h, t) || tid == p->pid)
+		proc_gone(h, p);
+}
+
+static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
+{
+	struct host_thread *t = __thread_find(h, tid);
+	int sig = WSTOPSIG(status);
+	int event = status >> 16;
+	unsigned long msg = 0;
+
+	if (!t) {
+		/*
+		 * A new tracee's first stop, ahead of its creator's event: hold
+		 * it until we know whose it is, so that none of its CPU time
+		 * escapes (a child may live less than a tick).
+		 */
+		if (event == PTRACE_EVENT_STOP && h->nr_free_rq &&
+		    __early_add(h, tid))
+			return;
+		pt(PTRACE_CONT, tid, event ? 0 : sig_data(sig));
+		return;
+	}
+	struct host_proc *p = t->proc;
+
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		if (pt(PTRACE_GETEVENTMSG, tid, (unsigned long)&msg) == 0)
+			adopt(h, p, (pid_t)msg, event);
+		thread_resume_or_hold(t);
+		return;
+	case PTRACE_EVENT_EXEC:
+		/*
+		 * A non-leader thread that calls execve takes the leader's tid;
+		 * its own old tid disappears without an exit report.
+		 */
+		if (pt(PTRACE_GETEVENTMSG, tid, (unsigned long)&msg) == 0 &&
+		    (pid_t)msg != tid) {
+			struct host_thread *old = __thread_find(h, (pid_t)msg);
+			if (old && old->proc == p)
+				__thread_forget(h, old);
+		}
+		thread_resume_or_hold(t);
+		return;
+	case PTRACE_EVENT_EXIT:
+		/* R5: the last moment its CPU clock can be read. */
+		__host_proc_charge(h, p, false);
+		t->interrupt_sent = false;
+		thread_cont(t, 0);
+		return;
+	case PTRACE_EVENT_STOP:
+		t->interrupt_sent = false;
+		if (is_stop_signal(sig)) {
+			t->state = TH_LISTENING;
+			pt(PTRACE_LISTEN, tid, 0);
+		} else {
+			thread_resume_or_hold(t);
+		}
+		return;
+	case 0:
+		/* Signal-delivery stop: pass the signal on, as sent. */
+		thread_cont(t, sig);
+		if (p->throttled)
+			__trace_stop_proc(h, p);
+		return;
+	default:
+		thread_cont(t, 0);
+		return;
+	}
+}
+
+void __trace_reap(struct cfsbw_host *h)
+{
+	for (;;) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid <= 0)
+			return;
+		if (WIFEXITED(status) || WIFSIGNALED(status))
+			on_exit_status(h, tid, status);
+		else if (WIFSTOPPED(status))
+			on_stop(h, tid, status);
+	}
+}
+
+/* Seize every thread of pid, repeating until none appears that we lack. */
+static int seize_threads(struct cfsbw_host *h, struct host_proc *p)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)p->pid);
+	bool added = true;
+	int err = 0;
+	while (added) {
+		added = false;
+		DIR *d = opendir(path);
+		if (!d)
+			return -errno;
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+			if (tid <= 0 || __thread_find(h, tid))
+				continue;
+			if (pt(PTRACE_SEIZE, tid, TRACE_OPTIONS) < 0) {
+				if (errno != ESRCH && !err)
+					err = -errno;
+				continue;
+			}
+			if (!__thread_new(h, p, tid)) {
+				pt(PTRACE_DETACH, tid, 0);
+				err = -ENOMEM;
+				continue;
+			}
+			added = true;
+		}
+		closedir(d);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Take in a running process and, recursively, its children. */
+static int seize_tree(struct cfsbw_host *h, pid_t pid, unsigned depth)
+{
+	if (__thread_find(h, pid))
+		return 0;
+	struct host_proc *p = __proc_new(h, pid);
+	if (!p)
+		return -ENOMEM;
+	int err = seize_threads(h, p);
+	if (err < 0 || !p->threads)
+		goto fail;
+	err = __host_proc_join(h, p, false);
+	if (err < 0)
+		goto fail;
+	if (depth > 64)
+		return 0;
+	/* Children that exist already (best effort: they may come and go). */
+	for (struct host_thread *t = p->threads; t; t = t->proc_next) {
+		char path[96];
+		snprintf(path, sizeof path, "/proc/%d/task/%d/children",
+			 (int)pid, (int)t->tid);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		int child;
+		while (fscanf(f, "%d", &child) == 1)
+			seize_tree(h, (pid_t)child, depth + 1);
+		fclose(f);
+	}
+	return 0;
+
+fail:
+	for (struct host_thread *t = p->threads; t; t = t->proc_next)
+		pt(PTRACE_DETACH, t->tid, 0);
+	__proc_free(h, p);
+	return err < 0 ? err : -ESRCH;
+}
+
+int __trace_attach(struct cfsbw_host *h, pid_t pid)
+{
+	h->root_pid = pid;
+	h->root_is_child = false;
+	return seize_tree(h, pid, 0);
+}
+
+int __trace_spawn(struct cfsbw_host *h, char *const argv[])
+{
+	int go[2], report[2];
+	int err;
+
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		err = -errno;
+		goto fail_report;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		goto fail_fork;
+	}
+	if (pid == 0) {
+		/* The command: wait until it is traced, then exec. */
+		char c;
+		close(go[1]);
+		close(report[0]);
+		sigprocmask(SIG_SETMASK, &h->old_mask, NULL);
+		while (read(go[0], &c, 1) < 0 && errno == EINTR)
+			;
+		execvp(argv[0], argv);
+		int e = errno;
+		ssize_t w = write(report[1], &e, sizeof e);
+		(void)w;
+		_exit(127);
+	}
+	close(go[0]);
+	close(report[1]);
+	h->root_pid = pid;
+	h->root_is_child = true;
+	if (pt(PTRACE_SEIZE, pid, TRACE_OPTIONS) < 0) {
+		err = -errno;
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto fail_seize;
+	}
+	struct host_proc *p = __proc_new(h, pid);
+	if (!p || !__thread_new(h, p, pid)) {
+		err = -ENOMEM;
+		goto fail_proc;
+	}
+	err = __host_proc_join(h, p, true);
+	if (err < 0)
+		goto fail_proc;
+	close(go[1]); /* go */
+
+	int e = 0;
+	ssize_t n;
+	while ((n = read(report[0], &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(report[0]);
+	if (n == (ssize_t)sizeof e && e) {
+		/* exec failed: the child exits 127; reap it here. */
+		while (!h->root_gone) {
+			int status;
+			pid_t r = waitpid(pid, &status, __WALL);
+			if (r < 0)
+				break;
+			if (WIFSTOPPED(status))
+				pt(PTRACE_CONT, pid, 0);
+			else
+				on_exit_status(h, pid, status);
+		}
+		return -e;
+	}
+	return 0;
+
+fail_proc:
+	if (p)
+		__proc_free(h, p);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, __WALL);
+fail_seize:
+	close(go[1]);
+	close(report[0]);
+	return err;
+fail_fork:
+	close(report[0]);
+	close(report[1]);
+fail_report:
+	close(go[0]);
+	close(go[1]);
+	return err;
+}
+
+/*
+ * Resume and detach every tracee.  Threads in a ptrace stop are detached at
+ * once; running ones are interrupted first (PTRACE_DETACH needs a stopped
+ * tracee), and pending signals are passed on with the detach.  Children
+ * born meanwhile are detached when they first stop.  Whatever is still
+ * attached after two seconds is detached by the kernel when we exit.
+ */
+void __trace_detach_all(struct cfsbw_host *h)
+{
+	unsigned expected = 0; /* children announced, first stop not seen */
+
+	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+		struct host_proc *p = h->procs[rq];
+		if (!p)
+			continue;
+		__host_proc_charge(h, p, false);
+		p->throttled = false;
+		for (struct host_thread *t = p->threads; t; t = t->proc_next) {
+			if (t->state == TH_RUNNING)
+				pt(PTRACE_INTERRUPT, t->tid, 0);
+			else
+				pt(PTRACE_DETACH, t->tid, 0);
+			t->state = t->state == TH_RUNNING ? TH_RUNNING : TH_HELD;
+		}
+	}
+	/* Forget every thread detached above. */
+	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+		struct host_proc *p = h->procs[rq];
+		if (!p)
+			continue;
+		struct host_thread *t = p->threads, *next;
+		for (; t; t = next) {
+			next = t->proc_next;
+			if (t->state == TH_HELD)
+				__thread_forget(h, t);
+		}
+	}
+	for (unsigned i = 0; i < h->nr_early; i++)
+		pt(PTRACE_DETACH, h->early[i], 0);
+	h->nr_early = 0;
+
+	int64_t deadline = cfsbw_host_now_ns() + 2 * CFSBW_NSEC_PER_SEC;
+	while ((h->nr_threads || expected) && cfsbw_host_now_ns() < deadline) {
+		int status;
+		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (tid < 0)
+			break;
+		if (tid == 0) {
+			struct timespec ms = {0, 1000000};
+			nanosleep(&ms, NULL);
+			continue;
+		}
+		if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			if (tid == h->root_pid)
+				h->root_status = status;
+			struct host_thread *t = __thread_find(h, tid);
+			if (t)
+				__thread_forget(h, t);
+			continue;
+		}
+		if (!WIFSTOPPED(status))
+			continue;
+		int event = status >> 16;
+		int sig = WSTOPSIG(status);
+		struct host_thread *t = __thread_find(h, tid);
+		if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
+		    event == PTRACE_EVENT_CLONE)
+			expected++;
+		if (!t && event == PTRACE_EVENT_STOP && expected)
+			expected--;
+		if (t)
+			__thread_forget(h, t);
+		/* A group stop stays a group stop after the detach. */
+		pt(PTRACE_DETACH, tid, event ? 0 : sig_data(sig));
+	}
+	/* Processes now empty leave the core. */
+	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+		struct host_proc *p = h->procs[rq];
+		if (p && !p->threads)
+			proc_gone(h, p);
+	}
+}

@@ -1,0 +1,207 @@
+/*
+ * workload.c - the processes the host tests and benchmarks govern.
+ *
+ *   workload spin SECONDS [THREADS]     THREADS (default 1) busy threads in
+ *                                       one process for SECONDS of wall time
+ *   workload procs N SECONDS            an idle parent with N busy children
+ *   workload forky LIVE CPU_MS SECONDS  keeps LIVE children alive, each
+ *                                       spinning CPU_MS of CPU then exiting
+ *   workload bursty BUSY_MS SLEEP_MS SECONDS
+ *                                       bursts of BUSY_MS of CPU, then
+ *                                       SLEEP_MS asleep; prints each burst's
+ *                                       wall time in us, one per line
+ *   workload exit CODE                  exit with CODE
+ *   workload kill SIGNO                 die of signal SIGNO
+ *   workload trap SIGNO SECONDS         spin; on SIGNO, print "caught N"
+ *                                       and exit 3
+ *
+ * Wall time is CLOCK_MONOTONIC; CPU time is the thread's own CPU clock.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static volatile sig_atomic_t caught;
+static int64_t spin_until_ns;
+
+static void spin_wall(int64_t until)
+{
+	while (now_ns(CLOCK_MONOTONIC) < until && !caught)
+		;
+}
+
+static void spin_cpu(int64_t cpu_ns)
+{
+	int64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
+	while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+static void *spin_thread(void *arg)
+{
+	(void)arg;
+	spin_wall(spin_until_ns);
+	return NULL;
+}
+
+static int64_t secs(const char *s)
+{
+	return (int64_t)(atof(s) * 1e9);
+}
+
+static int cmd_spin(int argc, char **argv)
+{
+	if (argc < 1)
+		return 2;
+	int n = argc > 1 ? atoi(argv[1]) : 1;
+	spin_until_ns = now_ns(CLOCK_MONOTONIC) + secs(argv[0]);
+	pthread_t t[64];
+	if (n > 64)
+		n = 64;
+	for (int i = 1; i < n; i++)
+		pthread_create(&t[i], NULL, spin_thread, NULL);
+	spin_thread(NULL);
+	for (int i = 1; i < n; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+static int cmd_procs(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	int n = atoi(argv[0]);
+	int64_t until = now_ns(CLOCK_MONOTONIC) + secs(argv[1]);
+	for (int i = 0; i < n; i++) {
+		if (fork() == 0) {
+			spin_wall(until);
+			_exit(0);
+		}
+	}
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
+static int cmd_forky(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	int live = atoi(argv[0]);
+	int64_t cpu = (int64_t)(atof(argv[1]) * 1e6);
+	int64_t until = now_ns(CLOCK_MONOTONIC) + secs(argv[2]);
+	int running = 0;
+	long forks = 0;
+	while (now_ns(CLOCK_MONOTONIC) < until) {
+		while (running < live) {
+			pid_t pid = fork();
+			if (pid == 0) {
+				spin_cpu(cpu);
+				_exit(0);
+			}
+			if (pid > 0) {
+				running++;
+				forks++;
+			}
+		}
+		if (wait(NULL) > 0)
+			running--;
+	}
+	while (wait(NULL) > 0)
+		;
+	fprintf(stderr, "forky: %ld children\n", forks);
+	return 0;
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmd_bursty(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	int64_t busy = (int64_t)(atof(argv[0]) * 1e6);
+	int64_t sleep_ns = (int64_t)(atof(argv[1]) * 1e6);
+	int64_t until = now_ns(CLOCK_MONOTONIC) + secs(argv[2]);
+	static int64_t wall[100000];
+	size_t n = 0;
+	while (now_ns(CLOCK_MONOTONIC) < until && n < 100000) {
+		int64_t t0 = now_ns(CLOCK_MONOTONIC);
+		spin_cpu(busy);
+		wall[n++] = now_ns(CLOCK_MONOTONIC) - t0;
+		struct timespec ts = {(time_t)(sleep_ns / 1000000000),
+				      (long)(sleep_ns % 1000000000)};
+		nanosleep(&ts, NULL);
+	}
+	qsort(wall, n, sizeof wall[0], cmp64);
+	if (n)
+		printf("bursts %zu median_us %lld max_us %lld\n", n,
+		       (long long)(wall[n / 2] / 1000),
+		       (long long)(wall[n - 1] / 1000));
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	caught = sig;
+}
+
+static int cmd_trap(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	signal(atoi(argv[0]), on_signal);
+	spin_wall(now_ns(CLOCK_MONOTONIC) + secs(argv[1]));
+	if (caught) {
+		printf("caught %d\n", (int)caught);
+		return 3;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs("usage: workload spin|procs|forky|bursty|exit|kill|trap ...\n",
+		      stderr);
+		return 2;
+	}
+	const char *c = argv[1];
+	argc -= 2;
+	argv += 2;
+	if (!strcmp(c, "spin"))
+		return cmd_spin(argc, argv);
+	if (!strcmp(c, "procs"))
+		return cmd_procs(argc, argv);
+	if (!strcmp(c, "forky"))
+		return cmd_forky(argc, argv);
+	if (!strcmp(c, "bursty"))
+		return cmd_bursty(argc, argv);
+	if (!strcmp(c, "exit") && argc > 0)
+		return atoi(argv[0]);
+	if (!strcmp(c, "kill") && argc > 0) {
+		signal(atoi(argv[0]), SIG_DFL);
+		raise(atoi(argv[0]));
+		return 1;
+	}
+	if (!strcmp(c, "trap"))
+		return cmd_trap(argc, argv);
+	fprintf(stderr, "workload: unknown mode '%s'\n", c);
+	return 2;
+}
