@@ -176,6 +176,11 @@ TEST(cpu_stat_format, "R12")
 		   (int)strlen("nr_periods 0\nnr_throttled 0\nthrottled_time 0\n"));
 	ASSERT_STR(buf, "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n");
 	ASSERT_INT(cfsbw_file_read(g, "cpu.stat", buf, 10), ==, -ENOSPC);
+	/* Room for the text and its NUL, not one byte less. */
+	ASSERT_INT(cfsbw_file_read(g, "cpu.cfs_quota_us", buf, 4), ==, 3);
+	ASSERT_STR(buf, "-1\n");
+	ASSERT_INT(cfsbw_file_read(g, "cpu.cfs_quota_us", buf, 3), ==, -ENOSPC);
+	ASSERT_INT(cfsbw_file_read(g, "cpu.nosuch", buf, sizeof buf), ==, -ENOENT);
 	drv_fini(&d);
 	drv_init(&d, 1, CFSBW_POLICY_UPSTREAM);
 	g = drv_group(&d, "/t", 0, 0);
@@ -196,6 +201,11 @@ TEST(sysctl_slice, "R2")
 	ASSERT_INT(cfsbw_sysctl_write(d.tree, n, "0"), ==, -EINVAL);
 	ASSERT_INT(cfsbw_sysctl_write(d.tree, n, "-5"), ==, -EINVAL);
 	ASSERT_INT(cfsbw_sysctl_write(d.tree, n, "5ms"), ==, -EINVAL);
+	/* proc_dointvec_minmax: an int. */
+	ASSERT_INT(cfsbw_sysctl_write(d.tree, n, "2147483648"), ==, -EINVAL);
+	ASSERT_INT(cfsbw_sysctl_write(d.tree, n, "2147483647"), ==, 0);
+	ASSERT_INT(cfsbw_tree_slice_ns(d.tree), ==, US(2147483647));
+	ASSERT_INT(cfsbw_sysctl_write(d.tree, n, "1\n"), ==, 0);
 	ASSERT_INT(cfsbw_tree_slice_ns(d.tree), ==, US(1));
 	ASSERT_INT(cfsbw_sysctl_write(d.tree, "nosuch", "1"), ==, -ENOENT);
 	char buf[32];

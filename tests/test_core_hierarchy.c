@@ -293,6 +293,16 @@ TEST(rq_offline_returns_and_forgets, "R9,R12")
 /* The tree's contract (cfsbw.h): paths, errors, order of children. */
 TEST(tree_paths_and_errors, "R3")
 {
+	struct cfsbw_tree *t = NULL;
+	struct cfsbw_tree_config bad_cfg = {.nr_rq = 0};
+	ASSERT_INT(cfsbw_tree_create(&bad_cfg, &t), ==, -EINVAL);
+	bad_cfg.nr_rq = CFSBW_MAX_RQ + 1;
+	ASSERT_INT(cfsbw_tree_create(&bad_cfg, &t), ==, -EINVAL);
+	bad_cfg.nr_rq = 1;
+	bad_cfg.policy = CFSBW_POLICY_COUNT;
+	ASSERT_INT(cfsbw_tree_create(&bad_cfg, &t), ==, -EINVAL);
+	ASSERT_TRUE(t == NULL);
+
 	struct drv d;
 	drv_init(&d, 1, CFSBW_POLICY_V4);
 	struct cfsbw_group *g = NULL;
