@@ -214,22 +214,14 @@ int64_t __cfs_sched_slice(const struct sim *s, const struct sim_entity *se)
 }
 
 /*
- * Where an entity joins a queue.  A new task starts one virtual slice
- * after the queue's minimum, so forking cannot grab the CPU; a waking one
- * keeps its virtual runtime but gets at most half a latency period of
- * credit for having slept.
+ * Where a waking entity joins a queue: it keeps its virtual runtime but
+ * gets at most half a latency period of credit for having slept
+ * (GENTLE_FAIR_SLEEPERS), so a long sleeper cannot monopolise the CPU.
  */
 void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
-			struct sim_entity *se, bool initial)
+			struct sim_entity *se)
 {
-	int64_t v = q->min_vruntime;
-	if (initial) {
-		se->cfs_rq = q;
-		se->vruntime = v + __cfs_calc_delta_fair(
-					   __cfs_sched_slice(s, se), se);
-		return;
-	}
-	v -= s->latency_ns / 2;
+	int64_t v = q->min_vruntime - s->latency_ns / 2;
 	if ((int64_t)((uint64_t)se->vruntime - (uint64_t)v) < 0)
 		se->vruntime = v;
 }
@@ -276,7 +268,7 @@ void __cfs_enqueue_path(struct sim *s, struct sim_entity *se, unsigned cpu)
 		struct sim_cfs_rq *q = se->cfs_rq;
 		/* group entities come back as if waking (ENQUEUE_WAKEUP) */
 		if (!first)
-			__cfs_place_entity(s, q, se, false);
+			__cfs_place_entity(s, q, se);
 		first = false;
 		__cfs_enqueue_entity(q, se);
 		if (se->parent && gcpu_of(se->parent)->throttled)

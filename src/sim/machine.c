@@ -198,7 +198,7 @@ static void do_unthrottle(struct sim *s, struct sim_group *g, unsigned c)
 	SIM_BUG_ON(!gc->throttled);
 	gc->throttled = false;
 	if (gc->q.nr_running > 0 && !gc->se.on_rq) {
-		__cfs_place_entity(s, gc->se.cfs_rq, &gc->se, false);
+		__cfs_place_entity(s, gc->se.cfs_rq, &gc->se);
 		__cfs_enqueue_path(s, &gc->se, c);
 	}
 	__cfs_reweight_path(s, g, c);
@@ -527,7 +527,7 @@ void __task_wake(struct sim *s, struct sim_task *t)
 	}
 	update_curr(s, c);
 	t->se.cfs_rq = &t->g->pc[c].q;
-	__cfs_place_entity(s, t->se.cfs_rq, &t->se, false);
+	__cfs_place_entity(s, t->se.cfs_rq, &t->se);
 	attach_task(s, t, c);
 	check_preempt_wakeup(s, c, t);
 }

@@ -169,7 +169,7 @@ void __cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void __cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void __cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
-			struct sim_entity *se, bool initial);
+			struct sim_entity *se);
 void __cfs_reweight_path(struct sim *s, struct sim_group *g, unsigned cpu);
 void __cfs_enqueue_path(struct sim *s, struct sim_entity *se, unsigned cpu);
 void __cfs_dequeue_path(struct sim *s, struct sim_entity *se, unsigned cpu);
