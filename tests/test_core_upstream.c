@@ -100,6 +100,49 @@ TEST(slack_keeps_min_runtime, "upstream")
 	drv_fini(&d);
 }
 
+/* Every account on the path that goes idle returns its slack: a task of
+ * /p/c leaves rq 0, and both c's and p's accounts keep 1 ms. */
+TEST(slack_returned_by_idle_ancestor, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *p = drv_group(&d, "/p", 50000, 0);
+	struct cfsbw_group *c = drv_group(&d, "/p/c", 20000, 0);
+	drv_enqueue(&d, c, 0);
+	d.now = MS(1);
+	drv_charge(&d, c, 0, MS(1));
+	int64_t rp = cfsbw_account_runtime_ns(p, 0);
+	int64_t rc = cfsbw_account_runtime_ns(c, 0);
+	ASSERT_INT(rp, >, MS(1));
+	ASSERT_INT(rc, >, MS(1));
+	int64_t pool_p = cfsbw_group_pool_runtime_ns(p);
+	int64_t pool_c = cfsbw_group_pool_runtime_ns(c);
+	drv_dequeue(&d, c, 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(c, 0), ==, MS(1));
+	ASSERT_INT(cfsbw_account_runtime_ns(p, 0), ==, MS(1));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(c), ==, pool_c + rc - MS(1));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(p), ==, pool_p + rp - MS(1));
+	drv_fini(&d);
+}
+
+/* An ancestor that still has tasks on the rq keeps its runtime. */
+TEST(slack_not_returned_by_busy_ancestor, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *p = drv_group(&d, "/p", 50000, 0);
+	struct cfsbw_group *c = drv_group(&d, "/p/c", 20000, 0);
+	drv_enqueue(&d, c, 0);
+	drv_enqueue(&d, p, 0);
+	d.now = MS(1);
+	drv_charge(&d, c, 0, MS(1));
+	int64_t rp = cfsbw_account_runtime_ns(p, 0);
+	drv_dequeue(&d, c, 0);
+	ASSERT_INT(cfsbw_account_runtime_ns(c, 0), ==, MS(1));
+	ASSERT_INT(cfsbw_account_runtime_ns(p, 0), ==, rp);
+	drv_fini(&d);
+}
+
 /* No slack timer within 7 ms (5 + 2) of the refresh. */
 TEST(slack_not_started_near_refresh, "upstream")
 {
@@ -270,6 +313,8 @@ TEST(no_burst_no_accumulation, "upstream")
 }
 
 TEST_MAIN(TEST_ENTRY(slack_return_and_timer) TEST_ENTRY(slack_keeps_min_runtime)
+	  TEST_ENTRY(slack_returned_by_idle_ancestor)
+	  TEST_ENTRY(slack_not_returned_by_busy_ancestor)
 	  TEST_ENTRY(slack_not_started_near_refresh)
 	  TEST_ENTRY(slack_handler_skips_near_refresh)
 	  TEST_ENTRY(v4_keeps_runtime_when_idle)
