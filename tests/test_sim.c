@@ -331,6 +331,56 @@ TEST(exponential_samples_have_the_right_mean, "section-7")
 	ASSERT_NEAR((double)above / (double)n, 0.367879, 0.005);
 }
 
+TEST(balancing_never_moves_throttled_tasks, "R8")
+{
+	struct run r;
+	/* 3 tasks on 2 CPUs (0, 1, 0).  When CPU 1's account throttles it
+	 * idles while CPU 0 still has 2 runnable: pulling one would only
+	 * queue it under CPU 1's throttled entity, so it must not move. */
+	ASSERT_INT(run_start(&r,
+			     "cpus 2\nhz 1000\nduration 5s\n"
+			     "group /lim cpu.cfs_quota_us=20000 cpu.cfs_period_us=100000\n"
+			     "task /lim busy count=3\n"),
+		   ==, 0);
+	struct sim_line_result l;
+	sim_line_result(r.s, 0, &l);
+	ASSERT_UINT(l.migrations, ==, 0);
+	ASSERT_NEAR(cores(&r, "/lim"), 0.2, 0.002);
+	run_end(&r);
+	/* not vacuous: unthrottled tasks do get pulled to a CPU that idles
+	 * (CPU 1's only task sleeps now and then; CPU 0 has two) */
+	ASSERT_INT(run_start(&r,
+			     "cpus 2\nhz 1000\nduration 5s\n"
+			     "task / busy\n"
+			     "task / duty run=3ms sleep=1ms\n"
+			     "task / busy\n"),
+		   ==, 0);
+	struct sim_totals t;
+	sim_totals(r.s, &t);
+	ASSERT_UINT(t.migrations, >, 0);
+	run_end(&r);
+}
+
+TEST(woken_task_goes_to_an_idle_cpu, "section-7")
+{
+	struct run r;
+	/* A busy on CPU 0, B mostly asleep on CPU 1, C starts on CPU 0 */
+	ASSERT_INT(run_start(&r,
+			     "cpus 2\nduration 5s\n"
+			     "task / busy\n"
+			     "task / duty run=1ms sleep=20ms\n"
+			     "task / duty run=1ms sleep=20ms\n"),
+		   ==, 0);
+	struct sim_line_result a, c;
+	sim_line_result(r.s, 0, &a);
+	sim_line_result(r.s, 2, &c);
+	/* C left A's CPU on its first wake-up and found CPU 1 idle after */
+	ASSERT_UINT(c.migrations, >=, 1);
+	ASSERT_INT(c.wait_ns, <, 50 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(a.cpu_ns, >, 49 * CFSBW_NSEC_PER_SEC / 10);
+	run_end(&r);
+}
+
 static char *report(const char *text, uint64_t seed, int json)
 {
 	struct run r;
@@ -414,6 +464,8 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(throttled_group_leaves_cpus_idle)
 	  TEST_ENTRY(usage_per_period_respects_quota)
 	  TEST_ENTRY(policies_upstream_and_hardlimits_selectable)
+	  TEST_ENTRY(balancing_never_moves_throttled_tasks)
+	  TEST_ENTRY(woken_task_goes_to_an_idle_cpu)
 	  TEST_ENTRY(requests_latency_is_service_time_when_alone)
 	  TEST_ENTRY(throttling_stretches_latency_by_the_period)
 	  TEST_ENTRY(exponential_samples_have_the_right_mean)

@@ -236,9 +236,117 @@ TEST(command_exits_2_naming_file_and_line, "section-7")
 	ASSERT_STR(out, "");
 }
 
+/* Standard output of `cfsbw sim ARGS` (run from the source tree), or NULL. */
+static char *capture(const char *args, int *status)
+{
+	const char *bin = getenv("CFSBW_BIN");
+	char cmd[1024];
+	if (!bin)
+		return NULL;
+	snprintf(cmd, sizeof cmd, "%s sim %s 2>/dev/null", bin, args);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return NULL;
+	size_t cap = 1 << 16, len = 0, n;
+	char *buf = malloc(cap);
+	while (buf && (n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (len + 1 == cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+		}
+	}
+	int st = pclose(p);
+	*status = st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (buf)
+		buf[len] = '\0';
+	return buf;
+}
+
+TEST(shipped_scenarios_run, "section-7")
+{
+	static const char *const files[] = {
+		"seed-examples.sim", "hierarchy.sim", "stranded-slices.sim",
+		"stranded-slices-hardlimits.sim", "latency-periods.sim",
+	};
+	static const char *const policies[] = {"v4", "upstream", "hardlimits"};
+	if (!getenv("CFSBW_BIN")) {
+		printf("    (CFSBW_BIN not set: run through make test)\n");
+		return;
+	}
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		for (size_t k = 0; k < 3; k++) {
+			char args[256];
+			int st;
+			snprintf(args, sizeof args,
+				 "scenarios/%s --json --duration 2s --policy %s",
+				 files[i], policies[k]);
+			char *out = capture(args, &st);
+			ASSERT_TRUE(out != NULL);
+			if (st != 0)
+				TEST_FAIL_AT("cfsbw sim %s: exit status %d", args, st);
+			ASSERT_INT(st, ==, 0);
+			ASSERT_TRUE(strstr(out, "\"groups\": {") != NULL);
+			free(out);
+		}
+	}
+}
+
+/*
+ * Every "$ cfsbw sim ..." block in scenarios/README.md: each line shown
+ * under it must appear, as it is, in what the command prints now.  The
+ * numbers in the README cannot drift from the simulator's.
+ */
+TEST(readme_shows_what_the_command_prints, "section-7")
+{
+	if (!getenv("CFSBW_BIN")) {
+		printf("    (CFSBW_BIN not set: run through make test)\n");
+		return;
+	}
+	FILE *f = fopen("scenarios/README.md", "r");
+	ASSERT_TRUE(f != NULL);
+	char line[512];
+	char *out = NULL;
+	int blocks = 0, checked = 0;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "$ cfsbw sim ", 12)) {
+			char args[512];
+			int st;
+			memcpy(args, line + 12, strlen(line + 12) + 1);
+			args[strcspn(args, "#")] = '\0';
+			free(out);
+			out = capture(args, &st);
+			ASSERT_TRUE(out != NULL);
+			ASSERT_INT(st, ==, 0);
+			blocks++;
+		} else if (!strncmp(line, "```", 3)) {
+			free(out);
+			out = NULL;
+		} else if (out && line[0]) {
+			if (!strstr(out, line)) {
+				TEST_FAIL_AT("README line not printed: \"%s\"",
+					     line);
+				break;
+			}
+			checked++;
+		}
+	}
+	fclose(f);
+	free(out);
+	ASSERT_INT(blocks, >=, 4);
+	ASSERT_INT(checked, >=, 20);
+}
+
 TEST_MAIN(TEST_ENTRY(full_example_parses)
 	  TEST_ENTRY(machine_directive_errors)
 	  TEST_ENTRY(group_errors)
 	  TEST_ENTRY(task_errors)
 	  TEST_ENTRY(trace_csv)
-	  TEST_ENTRY(command_exits_2_naming_file_and_line))
+	  TEST_ENTRY(command_exits_2_naming_file_and_line)
+	  TEST_ENTRY(shipped_scenarios_run)
+	  TEST_ENTRY(readme_shows_what_the_command_prints))
