@@ -2,16 +2,21 @@
  * test_core_examples.c - the seeds' three examples (SPEC section 5, seed
  * 008) driven through the core with a scripted clock: period 500 ms,
  * quota 500 ms / 1000 ms / 100 ms, on 1, 2 and 64 runqueues, each with a
- * busy task charged every 4 ms tick (HZ 250) for 10 simulated seconds.
+ * busy task charged every 4 ms tick (HZ 250; and 1 ms, HZ 1000) for 10
+ * simulated seconds; and the upstream policy at half a CPU.
  */
 #include "core_driver.h"
 #include "harness.h"
 
-#define TICK MS(4)
-#define PERIOD MS(500)
 #define RUN_END MS(10000)
 
 static const unsigned example_rqs[] = {1, 2, 64};
+
+struct example {
+	enum cfsbw_policy policy;
+	int64_t period, quota, tick;
+	unsigned nr_rq;
+};
 
 /*
  * Runs one example and checks it.
@@ -28,27 +33,29 @@ static const unsigned example_rqs[] = {1, 2, 64};
  *    either running or throttled).
  */
 static void check_example(struct drv *dp, struct cfsbw_group *g,
-			  int64_t quota, unsigned nr_rq, int64_t handed)
+			  const struct example *ex, int64_t handed)
 {
+	const int64_t quota = ex->quota, period = ex->period, tick = ex->tick;
+	const unsigned nr_rq = ex->nr_rq;
 	struct drv_group *dg = drv_of(g);
 	int64_t consumed = dg->consumed;
-	double want = (double)quota / (double)PERIOD;
+	double want = (double)quota / (double)period;
 	if (want > nr_rq)
 		want = nr_rq;
 	double handed_cpus = (double)handed / (double)RUN_END;
 	ASSERT_NEAR(handed_cpus, want, want * 0.005);
-	ASSERT_INT(consumed, <=, handed + (int64_t)nr_rq * TICK);
+	ASSERT_INT(consumed, <=, handed + (int64_t)nr_rq * tick);
 	ASSERT_INT(consumed, >=, handed - (int64_t)nr_rq * MS(10));
 	if (nr_rq <= 2)
 		ASSERT_NEAR((double)consumed / (double)RUN_END, want, want * 0.005);
 
 	struct cfsbw_stats st;
 	cfsbw_group_stats(g, &st);
-	ASSERT_UINT(st.nr_periods, ==, RUN_END / PERIOD);
+	ASSERT_UINT(st.nr_periods, ==, RUN_END / period);
 	ASSERT_UINT(st.nr_periods, ==, dg->nr_fires);
-	if (quota < PERIOD * nr_rq)
+	if (quota < period * nr_rq)
 		ASSERT_UINT(st.nr_throttled, ==, st.nr_periods);
-	else if (quota > PERIOD * nr_rq)
+	else if (quota > period * nr_rq)
 		ASSERT_UINT(st.nr_throttled, ==, 0);
 
 	int64_t open = 0;
@@ -62,34 +69,45 @@ static void check_example(struct drv *dp, struct cfsbw_group *g,
 	ASSERT_UINT(dg->nr_double_starts, ==, 0);
 }
 
-static void run_example(int64_t quota, unsigned nr_rq)
+static void run_example(const struct example *ex)
 {
 	struct drv d;
-	drv_init(&d, nr_rq, CFSBW_POLICY_V4);
-	struct cfsbw_group *g = drv_group(&d, "/g", quota / CFSBW_NSEC_PER_USEC,
-					  PERIOD / CFSBW_NSEC_PER_USEC);
-	for (unsigned rq = 0; rq < nr_rq; rq++)
+	drv_init(&d, ex->nr_rq, ex->policy);
+	struct cfsbw_group *g =
+		drv_group(&d, "/g", ex->quota / CFSBW_NSEC_PER_USEC,
+			  ex->period / CFSBW_NSEC_PER_USEC);
+	for (unsigned rq = 0; rq < ex->nr_rq; rq++)
 		drv_enqueue(&d, g, rq);
 	int64_t handed = 0;
-	for (int64_t end = PERIOD; end <= RUN_END; end += PERIOD) {
+	for (int64_t end = ex->period; end <= RUN_END; end += ex->period) {
 		/* Every tick up to the period's end, then its refresh. */
-		drv_run_busy(&d, g, nr_rq, TICK, end);
-		handed += quota - cfsbw_group_pool_runtime_ns(g);
+		drv_run_busy(&d, g, ex->nr_rq, ex->tick, end);
+		handed += ex->quota - cfsbw_group_pool_runtime_ns(g);
 		drv_advance(&d, end);
 	}
-	check_example(&d, g, quota, nr_rq, handed);
+	check_example(&d, g, ex, handed);
 	drv_fini(&d);
 }
 
-static void run_examples(int64_t quota)
+/* On 1, 2 and 64 rqs, at HZ 250 and HZ 1000. */
+static void run_examples(enum cfsbw_policy policy, int64_t period,
+			 int64_t quota)
 {
-	for (size_t i = 0; i < sizeof example_rqs / sizeof example_rqs[0]; i++) {
-		run_example(quota, example_rqs[i]);
-		if (test_failed) {
-			fprintf(stderr, "    quota %lld ms on %u rqs\n",
-				(long long)(quota / CFSBW_NSEC_PER_MSEC),
-				example_rqs[i]);
-			return;
+	static const int64_t ticks[] = {MS(4), MS(1)};
+	for (size_t t = 0; t < 2; t++) {
+		for (size_t i = 0; i < sizeof example_rqs / sizeof example_rqs[0]; i++) {
+			struct example ex = {policy, period, quota, ticks[t],
+					     example_rqs[i]};
+			run_example(&ex);
+			if (test_failed) {
+				fprintf(stderr, "    %s: quota %lld ms / %lld ms on %u rqs, tick %lld ms\n",
+					cfsbw_policy_name(policy),
+					(long long)(quota / CFSBW_NSEC_PER_MSEC),
+					(long long)(period / CFSBW_NSEC_PER_MSEC),
+					ex.nr_rq,
+					(long long)(ex.tick / CFSBW_NSEC_PER_MSEC));
+				return;
+			}
 		}
 	}
 }
@@ -97,19 +115,25 @@ static void run_examples(int64_t quota)
 /* Example 1: quota = period = 500 ms is 1.00 CPU. */
 TEST(example_one_cpu, "R13")
 {
-	run_examples(MS(500));
+	run_examples(CFSBW_POLICY_V4, MS(500), MS(500));
 }
 
 /* Example 2: quota 1000 ms per 500 ms is 2.00 CPUs (1.00 on one rq). */
 TEST(example_two_cpus, "R13")
 {
-	run_examples(MS(1000));
+	run_examples(CFSBW_POLICY_V4, MS(500), MS(1000));
 }
 
 /* Example 3: quota 100 ms per 500 ms is 0.20 CPU. */
 TEST(example_fifth_of_a_cpu, "R13")
 {
-	run_examples(MS(100));
+	run_examples(CFSBW_POLICY_V4, MS(500), MS(100));
+}
+
+/* The same rates in the upstream policy: half a CPU, 50 ms per 100 ms. */
+TEST(example_upstream_half_cpu, "upstream")
+{
+	run_examples(CFSBW_POLICY_UPSTREAM, MS(100), MS(50));
 }
 
 /*
@@ -122,15 +146,16 @@ TEST(under_quota_never_throttled, "R12")
 	struct drv d;
 	drv_init(&d, 2, CFSBW_POLICY_V4);
 	struct cfsbw_group *g = drv_group(&d, "/g", 500000, 500000);
-	for (int64_t k = 1; k * TICK <= RUN_END; k++) {
-		drv_advance(&d, k * TICK - TICK);
+	const int64_t tick = MS(4);
+	for (int64_t k = 1; k * tick <= RUN_END; k++) {
+		drv_advance(&d, k * tick - tick);
 		if (k % 3 != 0)
 			continue;
 		for (unsigned rq = 0; rq < 2; rq++)
 			drv_enqueue(&d, g, rq);
-		d.now = k * TICK;
+		d.now = k * tick;
 		for (unsigned rq = 0; rq < 2; rq++) {
-			ASSERT_FALSE(drv_charge(&d, g, rq, TICK));
+			ASSERT_FALSE(drv_charge(&d, g, rq, tick));
 			drv_dequeue(&d, g, rq);
 		}
 	}
@@ -146,4 +171,5 @@ TEST(under_quota_never_throttled, "R12")
 
 TEST_MAIN(TEST_ENTRY(example_one_cpu) TEST_ENTRY(example_two_cpus)
 	  TEST_ENTRY(example_fifth_of_a_cpu)
+	  TEST_ENTRY(example_upstream_half_cpu)
 	  TEST_ENTRY(under_quota_never_throttled))
