@@ -67,8 +67,9 @@ static unsigned count_children(struct cfsbw_group *g)
 }
 
 /* The tree works: every group is where it should be, and a limited group
- * throttles and is refreshed as usual. */
-static void check_tree_works(struct drv *d)
+ * throttles and is refreshed as usual, without allocating (cfsbw.h: the
+ * allocator is never called on the accounting path). */
+static void check_tree_works(struct drv *d, const struct fault_alloc *fa)
 {
 	for (size_t i = 0; i < NR_FAULT_PATHS; i++) {
 		struct cfsbw_group *g = cfsbw_group_find(d->tree, fault_paths[i]);
@@ -85,6 +86,7 @@ static void check_tree_works(struct drv *d)
 	ASSERT_INT(drv_write(d, c, "cpu.cfs_quota_us", "10000"), ==, 0);
 	ASSERT_INT(drv_write(d, cfsbw_group_find(d->tree, "/a"),
 			     "cpu.cfs_quota_us", "50000"), ==, 0);
+	long calls = fa->nr_calls;
 	drv_enqueue(d, c, 1);
 	d->now = MS(6);
 	ASSERT_FALSE(drv_charge(d, c, 1, MS(6)));
@@ -95,6 +97,7 @@ static void check_tree_works(struct drv *d)
 	ASSERT_FALSE(cfsbw_throttled(c, 1));
 	ASSERT_UINT(cfsbw_rq_nr_running(d->tree, 1), ==, 1);
 	drv_dequeue(d, c, 1);
+	ASSERT_INT(fa->nr_calls, ==, calls);
 }
 
 /*
@@ -147,7 +150,7 @@ static void fault_run(long fail_at, bool persistent, bool *injected)
 	*injected = fa.nr_failed > 0;
 	/* Allocation works again: the tree must be whole and working. */
 	fa.fail_at = 0;
-	check_tree_works(&d);
+	check_tree_works(&d, &fa);
 	if (test_failed)
 		return;
 	ASSERT_INT(fa.nr_bad_align, ==, 0);
