@@ -295,12 +295,19 @@ static void step(struct prop *p)
 		if (drv_of(p->g[i])->tasks[rq] < 3)
 			drv_enqueue(&p->d, p->g[i], rq);
 		p->what = "enqueue";
-	} else if (r < 80) {
+	} else if (r < 78) {
 		size_t i = (size_t)drv_rng_range(&p->rng, 0, NR_GROUPS - 1);
 		unsigned rq = (unsigned)drv_rng_range(&p->rng, 0, p->d.nr_rq - 1);
 		if (drv_of(p->g[i])->tasks[rq])
 			drv_dequeue(&p->d, p->g[i], rq);
 		p->what = "dequeue";
+	} else if (r < 80) {
+		/* An rq goes idle: every task on it sleeps (upstream: slack). */
+		unsigned rq = (unsigned)drv_rng_range(&p->rng, 0, p->d.nr_rq - 1);
+		for (size_t i = 0; i < NR_GROUPS; i++)
+			while (drv_of(p->g[i])->tasks[rq])
+				drv_dequeue(&p->d, p->g[i], rq);
+		p->what = "idle";
 	} else if (r < 98) {
 		/* Time passes; at most the next timer fires. */
 		int64_t t = p->d.now + drv_rng_range(&p->rng, 0, MS(3));
@@ -348,7 +355,14 @@ static void step(struct prop *p)
 	}
 }
 
-static void run_seed(uint64_t seed, enum cfsbw_policy policy)
+/* What the runs went through, so that a generator that stops reaching
+ * the interesting states fails instead of passing vacuously. */
+struct coverage {
+	uint64_t throttles, fires, slack_starts, offlines, configs;
+};
+
+static void run_seed(uint64_t seed, enum cfsbw_policy policy,
+		     struct coverage *cov)
 {
 	struct prop *p = calloc(1, sizeof(*p));
 	ASSERT_TRUE(p != NULL);
@@ -377,6 +391,8 @@ static void run_seed(uint64_t seed, enum cfsbw_policy policy)
 	for (n = 0; n < NR_STEPS; n++) {
 		snapshot(p);
 		step(p);
+		cov->offlines += p->offline_rq >= 0;
+		cov->configs += strcmp(p->what, "config") == 0;
 		if (!test_failed)
 			check_all(p);
 		if (test_failed)
@@ -386,19 +402,39 @@ static void run_seed(uint64_t seed, enum cfsbw_policy policy)
 		fprintf(stderr, "    seed %llu (%s, %u rqs), step %d (%s), t %lld ns\n",
 			(unsigned long long)seed, cfsbw_policy_name(policy),
 			nr_rq, n, p->what, (long long)p->d.now);
+	for (size_t i = 0; i < p->d.ngroups; i++) {
+		cov->fires += p->d.groups[i].nr_fires;
+		cov->slack_starts += p->d.groups[i].nr_slack_starts;
+	}
+	cov->throttles += p->d.nev_total;
 	drv_fini(&p->d);
 	free(p);
 }
 
 static void run_seeds(enum cfsbw_policy policy)
 {
+	struct coverage cov = {0};
 	const char *env = getenv("CFSBW_TEST_SEED");
 	if (env) {
-		run_seed(strtoull(env, NULL, 0), policy);
+		run_seed(strtoull(env, NULL, 0), policy, &cov);
 		return;
 	}
 	for (uint64_t s = 1; s <= NR_SEEDS && !test_failed; s++)
-		run_seed(s * UINT64_C(0x5851f42d4c957f2d), policy);
+		run_seed(s * UINT64_C(0x5851f42d4c957f2d), policy, &cov);
+	if (test_failed)
+		return;
+	if (getenv("CFSBW_TEST_VERBOSE"))
+		fprintf(stderr, "    %s: %llu throttle events, %llu refreshes, %llu slack timers, %llu offlines, %llu writes\n",
+			cfsbw_policy_name(policy), (unsigned long long)cov.throttles,
+			(unsigned long long)cov.fires, (unsigned long long)cov.slack_starts,
+			(unsigned long long)cov.offlines, (unsigned long long)cov.configs);
+	/* Well below what the seeds reach (CFSBW_TEST_VERBOSE=1 shows it). */
+	ASSERT_UINT(cov.throttles, >=, 300);
+	ASSERT_UINT(cov.fires, >=, 300);
+	ASSERT_UINT(cov.offlines, >=, 50);
+	ASSERT_UINT(cov.configs, >=, 100);
+	if (policy == CFSBW_POLICY_UPSTREAM)
+		ASSERT_UINT(cov.slack_starts, >=, 1);
 }
 
 TEST(random_sequences_v4, "R12,R13")
