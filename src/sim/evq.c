@@ -4,8 +4,8 @@
  * a timer is armed, so timers due at the same instant fire in the order
  * they were armed: the run is deterministic whatever the heap's shape.
  *
- * The heap is sized once for every timer the machine owns (one tick and
- * one burst timer per CPU, one per task, three per group, one balance), so
+ * The heap is sized once for every timer the machine owns (one burst timer
+ * per CPU, one per task, three per group, the tick, the balancer), so
  * arming never allocates and never fails.  Keys live in the heap's slots
  * (no pointer chasing while sifting); re-arming an armed timer moves it in
  * place.

@@ -77,6 +77,8 @@ static void cpu_set_idle(struct sim *s, unsigned c, bool idle)
 	if (cpu->idle == idle)
 		return;
 	cpu->idle = idle;
+	if (!idle)
+		cpu->busy_since = s->now;
 	uint64_t bit = UINT64_C(1) << (c % 64);
 	if (idle) {
 		s->idle_mask[c / 64] |= bit;
@@ -366,13 +368,24 @@ static bool pull_one(struct sim *s, unsigned src, unsigned dst, bool newidle)
 	return false;
 }
 
-/* A CPU about to idle pulls from the busiest CPU (newidle balance). */
+/*
+ * A CPU about to idle pulls from the busiest CPU of its domain (newidle
+ * balance).  A domain is SIM_DOMAIN_CPUS neighbouring CPUs, like the
+ * cache-sharing domains Linux balances first: the cost of going idle stays
+ * bounded on 4096 CPUs; the periodic pass covers the whole machine.
+ */
+#define SIM_DOMAIN_CPUS 64u
+
 static bool newidle_pull(struct sim *s, unsigned dst)
 {
 	if (s->nr_overloaded == 0)
 		return false;
 	unsigned best = UINT32_MAX, best_nr = 1;
-	for (unsigned c = 0; c < s->nr_cpus; c++) {
+	unsigned first = dst - dst % SIM_DOMAIN_CPUS;
+	unsigned last = first + SIM_DOMAIN_CPUS < s->nr_cpus
+				? first + SIM_DOMAIN_CPUS
+				: s->nr_cpus;
+	for (unsigned c = first; c < last; c++) {
 		if (c != dst && s->cpus[c].nr > best_nr) {
 			best = c;
 			best_nr = s->cpus[c].nr;
@@ -407,7 +420,21 @@ static void balance(struct sim *s)
 	}
 	if (hi_nr < lo_nr + 2)
 		return;
-	qsort(s->sort_keys, n, sizeof(*s->sort_keys), cmp_u64);
+	if (hi_nr - lo_nr < n) {
+		/* counting sort by count, CPUs in index order within a count:
+		 * the same order as sorting the keys, in linear time */
+		unsigned range = hi_nr - lo_nr + 1;
+		memset(s->sort_count, 0, (range + 1) * sizeof(*s->sort_count));
+		for (unsigned c = 0; c < n; c++)
+			s->sort_count[s->cpus[c].nr - lo_nr + 1]++;
+		for (unsigned k = 1; k <= range; k++)
+			s->sort_count[k] += s->sort_count[k - 1];
+		for (unsigned c = 0; c < n; c++)
+			s->sort_keys[s->sort_count[s->cpus[c].nr - lo_nr]++] =
+				(uint64_t)s->cpus[c].nr << 32 | c;
+	} else {
+		qsort(s->sort_keys, n, sizeof(*s->sort_keys), cmp_u64);
+	}
 	unsigned lo = 0, hi = n - 1;
 	while (lo < hi) {
 		unsigned dst = (unsigned)(s->sort_keys[lo] & 0xffffffffu);
@@ -452,8 +479,7 @@ static void schedule(struct sim *s, unsigned c)
 			break;
 		if (newidle_pull(s, c))
 			continue;
-		cpu_set_idle(s, c, true);
-		__timer_cancel(&s->evq, &cpu->tick); /* no tick when idle */
+		cpu_set_idle(s, c, true); /* no tick when idle */
 		__timer_cancel(&s->evq, &cpu->burst);
 		return;
 	}
@@ -477,8 +503,8 @@ static void schedule(struct sim *s, unsigned c)
 	__task_set_state(s, t, SIM_TS_RUNNING);
 	cpu_set_idle(s, c, false);
 	arm_burst(s, c);
-	if (!timer_armed(&cpu->tick))
-		__timer_arm(&s->evq, &cpu->tick,
+	if (!timer_armed(&s->tick_timer))
+		__timer_arm(&s->evq, &s->tick_timer,
 			    (s->now / s->tick_ns + 1) * s->tick_ns);
 }
 
@@ -551,7 +577,7 @@ void __task_continue(struct sim *s, struct sim_task *t)
 
 /* ---- events ------------------------------------------------------------- */
 
-static void on_tick(struct sim *s, unsigned c, int64_t when)
+static void tick_cpu(struct sim *s, unsigned c)
 {
 	struct sim_cpu *cpu = &s->cpus[c];
 	update_curr(s, c);
@@ -559,17 +585,51 @@ static void on_tick(struct sim *s, unsigned c, int64_t when)
 	if (!t)
 		return;
 	__cfs_reweight_path(s, t->g, c); /* update_cfs_shares at the tick */
-	if (!cpu->resched) {
-		for (struct sim_entity *se = &t->se; se; se = se->parent) {
-			struct sim_cfs_rq *q = se->cfs_rq;
-			if (q->nr_running > 1 &&
-			    __cfs_check_preempt_tick(s, q, se)) {
-				resched_cpu(s, c);
-				break;
-			}
+	if (cpu->resched)
+		return;
+	for (struct sim_entity *se = &t->se; se; se = se->parent) {
+		struct sim_cfs_rq *q = se->cfs_rq;
+		if (q->nr_running > 1 && __cfs_check_preempt_tick(s, q, se)) {
+			resched_cpu(s, c);
+			break;
 		}
 	}
-	__timer_arm(&s->evq, &cpu->tick, when + s->tick_ns);
+}
+
+/*
+ * The scheduler tick.  Every CPU's tick falls on the same boundaries
+ * (multiples of 1/HZ, Linux without skew_tick), so one timer serves them
+ * all and visits the busy CPUs in CPU order; an idle CPU has no tick
+ * (NO_HZ).  Each CPU's tick counts as one event.
+ */
+static void on_tick(struct sim *s, int64_t when)
+{
+	unsigned n = s->nr_cpus, words = (n + 63) / 64;
+	for (unsigned w = 0; w < words; w++) {
+		uint64_t busy = ~s->idle_mask[w];
+		if (w == words - 1 && n % 64)
+			busy &= (UINT64_C(1) << (n % 64)) - 1;
+		while (busy) {
+			unsigned b = 0;
+#if defined(__GNUC__) || defined(__clang__)
+			b = (unsigned)__builtin_ctzll(busy);
+#else
+			while (!(busy & (UINT64_C(1) << b)))
+				b++;
+#endif
+			busy &= busy - 1;
+			unsigned c = w * 64 + b;
+			/* a CPU that woke at this very instant ticks first at
+			 * the next boundary, as if it had armed its own tick */
+			if (s->cpus[c].idle || s->cpus[c].busy_since == when)
+				continue;
+			s->events++;
+			tick_cpu(s, c);
+			process_resched(s);
+		}
+	}
+	if (s->nr_idle < n)
+		__timer_arm(&s->evq, &s->tick_timer, when + s->tick_ns);
 }
 
 static void on_burst(struct sim *s, unsigned c)
@@ -617,7 +677,8 @@ static void on_timer(struct sim *s, struct sim_timer *tm)
 {
 	switch ((enum sim_timer_kind)tm->kind) {
 	case SIM_T_TICK:
-		on_tick(s, tm->id, tm->when);
+		s->events--; /* counted per CPU */
+		on_tick(s, tm->when);
 		break;
 	case SIM_T_BURST:
 		on_burst(s, tm->id);
@@ -937,6 +998,7 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC;
 	__rng_seed(&s->rng, sc->seed);
 	__timer_init(&s->balance_timer, SIM_T_BALANCE, 0);
+	__timer_init(&s->tick_timer, SIM_T_TICK, 0);
 
 	struct cfsbw_tree_config cfg = {
 		.nr_rq = n,
@@ -959,13 +1021,13 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 	s->resched_list = calloc(n, sizeof(*s->resched_list));
 	s->idle_mask = calloc((n + 63) / 64, sizeof(*s->idle_mask));
 	s->sort_keys = calloc(n, sizeof(*s->sort_keys));
+	s->sort_count = calloc((size_t)n + 1, sizeof(*s->sort_count));
 	if (!s->cpus || !s->groups || !s->pending || !s->resched_list ||
-	    !s->idle_mask || !s->sort_keys)
+	    !s->idle_mask || !s->sort_keys || !s->sort_count)
 		goto fail;
 	for (unsigned c = 0; c < n; c++) {
 		struct sim_cpu *cpu = &s->cpus[c];
 		list_init(&cpu->tasks);
-		__timer_init(&cpu->tick, SIM_T_TICK, c);
 		__timer_init(&cpu->burst, SIM_T_BURST, c);
 		cpu_set_idle(s, c, true);
 	}
@@ -973,7 +1035,7 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 		goto fail;
 	if ((rc = setup_tasks(s, err)))
 		goto fail;
-	size_t nr_timers = 2 * (size_t)n + s->nr_tasks + 3 * s->nr_groups + 1;
+	size_t nr_timers = (size_t)n + s->nr_tasks + 3 * s->nr_groups + 2;
 	if (nr_timers > UINT32_MAX - 1 ||
 	    (rc = __evq_init(&s->evq, (uint32_t)nr_timers)))
 		goto fail;
@@ -1008,5 +1070,6 @@ void sim_free(struct sim *s)
 	free(s->resched_list);
 	free(s->idle_mask);
 	free(s->sort_keys);
+	free(s->sort_count);
 	free(s);
 }

@@ -31,7 +31,7 @@ _Noreturn void __sim_bug(const char *file, int line, const char *what);
 /* ---- evq.c ---------------------------------------------------------- */
 
 enum sim_timer_kind {
-	SIM_T_TICK,    /* a CPU's scheduler tick (id: cpu) */
+	SIM_T_TICK,    /* the scheduler tick of every busy CPU */
 	SIM_T_BURST,   /* the running task's burst of CPU ends (id: cpu) */
 	SIM_T_WAKE,    /* a task wakes, or a request arrives (id: task) */
 	SIM_T_PERIOD,  /* a group's period timer (R10) (id: group) */
@@ -236,11 +236,12 @@ struct sim_line {
 struct sim_cpu {
 	struct sim_task *curr;
 	int64_t exec_start;
-	struct sim_timer tick, burst;
+	struct sim_timer burst;
 	struct sim_list tasks; /* runnable tasks here, in arrival order */
 	unsigned nr;           /* R9 count as last seen */
 	bool resched;          /* on the resched list */
 	bool idle;
+	int64_t busy_since;    /* when it last stopped being idle */
 	uint64_t switches;
 	int64_t busy_ns;
 };
@@ -274,6 +275,7 @@ struct sim {
 	struct sim_line *lines;
 	size_t nr_lines;
 	struct sim_timer balance_timer;
+	struct sim_timer tick_timer;
 	/* decisions of the core, acted on after it returns */
 	struct sim_pending *pending;
 	size_t nr_pending, cap_pending;
@@ -285,6 +287,7 @@ struct sim {
 	unsigned nr_idle;
 	unsigned nr_overloaded; /* CPUs whose R9 count is >= 2 */
 	uint64_t *sort_keys;
+	unsigned *sort_count;   /* [nr_cpus + 1], for the counting sort */
 	uint32_t next_entity_id;
 	sim_timeline_fn *timeline;
 	void *timeline_ctx;
