@@ -52,6 +52,9 @@ static const struct r2_row r2_table[] = {
 	{NULL, NULL, "cpu.cfs_period_us", "100000x", -EINVAL, "cpu.cfs_period_us", "100000\n"},
 	{NULL, NULL, "cpu.cfs_period_us", "18446744073709551616", -ERANGE, "cpu.cfs_period_us", "100000\n"},
 	{NULL, NULL, "cpu.cfs_burst_us", "-1", -EINVAL, "cpu.cfs_burst_us", "0\n"},
+	/* burst + quota <= max_cfs_runtime (linux-upstream.md section 2). */
+	{"cpu.cfs_quota_us", "17592186044415", "cpu.cfs_burst_us", "1", -EINVAL, "cpu.cfs_burst_us", "0\n"},
+	{"cpu.cfs_quota_us", "17592186044414", "cpu.cfs_burst_us", "1", 0, "cpu.cfs_burst_us", "1\n"},
 };
 
 TEST(validation_table, "R2")
