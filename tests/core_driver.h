@@ -100,7 +100,8 @@ bool drv_charge(struct drv *d, struct cfsbw_group *g, unsigned rq,
 
 /*
  * Moves the clock to t, firing every armed timer with expiry <= t at its
- * expiry, in order (period before slack at equal times).
+ * expiry, in expiry order (equal expiries: groups in registration order,
+ * a group's period timer before its slack timer).
  */
 void drv_advance(struct drv *d, int64_t t);
 /* Fires g's period timer now (it must be armed), late or not. */
