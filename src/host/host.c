@@ -140,7 +140,7 @@ void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm)
 {
 	int64_t cpu = clock_ns(p->clock);
 	if (cpu < 0)
-		return; /* gone; its exit stop charged it */
+		return; /* reaped: charged as a zombie, in __trace_reap */
 	int64_t delta = cpu > p->last_cpu_ns ? cpu - p->last_cpu_ns : 0;
 	p->last_cpu_ns += delta;
 	h->usage_ns += (uint64_t)delta;
@@ -189,8 +189,12 @@ void __host_run_arm_list(struct cfsbw_host *h)
 int __host_proc_join(struct cfsbw_host *h, struct host_proc *p,
 		     bool charge_past)
 {
-	if (clock_getcpuclockid(p->pid, &p->clock) != 0)
-		return -ESRCH;
+	/*
+	 * The process CPU clock of pid, as the kernel's ABI encodes it
+	 * (MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)); clock_getcpuclockid
+	 * would cost a system call to check what the first read checks.
+	 */
+	p->clock = (clockid_t)((~(unsigned)p->pid << 3) | 2u);
 	if (charge_past) {
 		/* A new child: all its CPU time is the group's (R5). */
 		p->last_cpu_ns = 0;
@@ -451,6 +455,7 @@ static int drain_signals(struct cfsbw_host *h, bool *from_process)
 		if (n <= 0)
 			break;
 		size_t count = (size_t)n / sizeof si[0];
+		bool more = count == sizeof si / sizeof si[0];
 		for (size_t i = 0; i < count; i++) {
 			int signo = (int)si[i].ssi_signo;
 			if (signo == SIGCHLD) {
@@ -464,6 +469,8 @@ static int drain_signals(struct cfsbw_host *h, bool *from_process)
 						si[i].ssi_code == SI_TKILL;
 			}
 		}
+		if (!more)
+			break; /* a short read: nothing left, spare a call */
 	}
 	if (chld)
 		__trace_reap(h);

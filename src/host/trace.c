@@ -6,9 +6,10 @@
  *  - Discovery: with PTRACE_O_TRACEFORK/VFORK/CLONE every descendant is
  *    born traced and reported before it runs an instruction of its own, at
  *    any depth, without privilege and without scanning /proc.
- *  - Short-lived processes: PTRACE_EVENT_EXIT stops each exiting thread
- *    while its process CPU clock can still be read, so a child that lives
- *    a millisecond is charged in full (R5).
+ *  - Short-lived processes: an exited process stays a zombie until its
+ *    tracer has seen its exit, and a zombie's process CPU clock still
+ *    reads, exit costs included, so a child that lives a millisecond is
+ *    charged in full (R5).
  *  - Stopping: PTRACE_INTERRUPT puts one thread in a ptrace stop (12 us
  *    round trip measured, against 191 us for SIGSTOP/SIGCONT).  Unlike
  *    SIGSTOP it is invisible to the process's parent and its shell, and it
@@ -16,9 +17,9 @@
  *    kernel detaches its tracees and wakes those in a ptrace stop.
  *
  * A thread's stops, with PTRACE_SEIZE semantics:
- *  - event stops (fork, vfork, clone, exec, exit): handled, then resumed,
- *    unless the process is throttled, in which case the thread stays in
- *    that stop (it is held there until the refresh);
+ *  - fork, vfork and clone event stops: the new tracee is adopted, then
+ *    the thread is resumed, unless its process is throttled, in which case
+ *    it stays in that stop (held until the refresh);
  *  - PTRACE_EVENT_STOP with SIGTRAP: our interrupt, or a new tracee's first
  *    stop: held when the process is throttled, resumed otherwise;
  *  - PTRACE_EVENT_STOP with a stop signal: a group stop somebody asked for
@@ -39,9 +40,12 @@
 
 #include "host/host_int.h"
 
+/*
+ * No exit or exec events: an exiting process is charged as a zombie
+ * (__trace_reap), and each event stop costs a round trip (docs/host.md).
+ */
 #define TRACE_OPTIONS                                                          \
-	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |      \
-	 PTRACE_O_TRACEEXEC | PTRACE_O_TRACEEXIT)
+	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE)
 
 static long pt(enum __ptrace_request req, pid_t tid, unsigned long data)
 {
@@ -210,25 +214,6 @@ static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
 			adopt(h, p, (pid_t)msg, event);
 		thread_resume_or_hold(t);
 		return;
-	case PTRACE_EVENT_EXEC:
-		/*
-		 * A non-leader thread that calls execve takes the leader's tid;
-		 * its own old tid disappears without an exit report.
-		 */
-		if (pt(PTRACE_GETEVENTMSG, tid, (unsigned long)&msg) == 0 &&
-		    (pid_t)msg != tid) {
-			struct host_thread *old = __thread_find(h, (pid_t)msg);
-			if (old && old->proc == p)
-				__thread_forget(h, old);
-		}
-		thread_resume_or_hold(t);
-		return;
-	case PTRACE_EVENT_EXIT:
-		/* R5: the last moment its CPU clock can be read. */
-		__host_proc_charge(h, p, false);
-		t->interrupt_sent = false;
-		thread_cont(t, 0);
-		return;
 	case PTRACE_EVENT_STOP:
 		t->interrupt_sent = false;
 		if (is_stop_signal(sig)) {
@@ -250,17 +235,46 @@ static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
 	}
 }
 
+/*
+ * Reports are read with waitid, stops first (consumed at once: a ptrace
+ * stop's siginfo carries the same code as wait4's status), then exits,
+ * which are first looked at without being consumed (WNOWAIT): a process
+ * whose leader has exited is a zombie whose CPU clock still reads, now
+ * including what its exit cost (tearing down its memory: half a
+ * millisecond here), so it is charged in full (R5) before it is reaped.
+ */
 void __trace_reap(struct cfsbw_host *h)
 {
+	siginfo_t si;
 	for (;;) {
+		si.si_pid = 0;
+		if (waitid(P_ALL, 0, &si, WSTOPPED | __WALL | WNOHANG) < 0 ||
+		    si.si_pid == 0)
+			break;
+		on_stop(h, si.si_pid, (si.si_status << 8) | 0x7f);
+	}
+	for (;;) {
+		si.si_pid = 0;
+		if (waitid(P_ALL, 0, &si,
+			   WEXITED | __WALL | WNOHANG | WNOWAIT) < 0 ||
+		    si.si_pid == 0)
+			break;
+		pid_t tid = si.si_pid;
+		bool exited = si.si_code == CLD_EXITED ||
+			      si.si_code == CLD_KILLED ||
+			      si.si_code == CLD_DUMPED;
+		struct host_thread *t = __thread_find(h, tid);
+		if (exited && t && t->proc->pid == tid)
+			__host_proc_charge(h, t->proc, false);
+		/* A tracee's stops are reported even without WSTOPPED: one
+		 * may have come since the first loop. */
 		int status;
-		pid_t tid = waitpid(-1, &status, __WALL | WNOHANG);
-		if (tid <= 0)
-			return;
-		if (WIFEXITED(status) || WIFSIGNALED(status))
-			on_exit_status(h, tid, status);
-		else if (WIFSTOPPED(status))
+		if (waitpid(tid, &status, __WALL | WNOHANG) <= 0)
+			break;
+		if (WIFSTOPPED(status))
 			on_stop(h, tid, status);
+		else if (WIFEXITED(status) || WIFSIGNALED(status))
+			on_exit_status(h, tid, status);
 	}
 }
 
