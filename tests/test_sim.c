@@ -381,6 +381,34 @@ TEST(woken_task_goes_to_an_idle_cpu, "section-7")
 	run_end(&r);
 }
 
+TEST(duty_phase_puts_tasks_out_of_step, "section-7")
+{
+	struct run r;
+	/* in step, 4 tasks of 10 ms per 40 ms all want CPU 0 and 1 at once */
+	ASSERT_INT(run_start(&r,
+			     "cpus 1\nduration 4s\n"
+			     "task / duty run=10ms sleep=30ms count=4\n"),
+		   ==, 0);
+	struct sim_line_result l;
+	sim_line_result(r.s, 0, &l);
+	ASSERT_INT(l.latency.max_ns, >=, 30 * CFSBW_NSEC_PER_MSEC);
+	run_end(&r);
+	/* phases 0, 10, 20, 30 ms: each runs alone, at once */
+	ASSERT_INT(run_start(&r,
+			     "cpus 1\nduration 4s\n"
+			     "task / duty run=10ms sleep=30ms\n"
+			     "task / duty run=10ms sleep=30ms phase=10ms\n"
+			     "task / duty run=10ms sleep=30ms phase=20ms\n"
+			     "task / duty run=10ms sleep=30ms phase=30ms\n"),
+		   ==, 0);
+	for (size_t i = 0; i < 4; i++) {
+		sim_line_result(r.s, i, &l);
+		ASSERT_INT(l.latency.max_ns, ==, 10 * CFSBW_NSEC_PER_MSEC);
+		ASSERT_UINT(l.completed, >=, 99);
+	}
+	run_end(&r);
+}
+
 static char *report(const char *text, uint64_t seed, int json)
 {
 	struct run r;
@@ -466,6 +494,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(policies_upstream_and_hardlimits_selectable)
 	  TEST_ENTRY(balancing_never_moves_throttled_tasks)
 	  TEST_ENTRY(woken_task_goes_to_an_idle_cpu)
+	  TEST_ENTRY(duty_phase_puts_tasks_out_of_step)
 	  TEST_ENTRY(requests_latency_is_service_time_when_alone)
 	  TEST_ENTRY(throttling_stretches_latency_by_the_period)
 	  TEST_ENTRY(exponential_samples_have_the_right_mean)

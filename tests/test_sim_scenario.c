@@ -56,7 +56,9 @@ TEST(full_example_parses, "section-7")
 			   "task /web busy count=4\n"
 			   "task /web/api duty run=30ms sleep=70ms count=2\n"
 			   "task / requests rate=200/s service=exp:2ms\n"
-			   "task / requests rate=0.5/s service=2ms",
+			   "task / requests rate=0.5/s service=2ms\n"
+			   "task / duty run=1ms sleep=9ms phase=random\n"
+			   "task / duty run=1ms sleep=9ms phase=3ms",
 			   &err),
 		   ==, 0);
 	ASSERT_UINT(sc.nr_cpus, ==, 4);
@@ -68,7 +70,10 @@ TEST(full_example_parses, "section-7")
 	ASSERT_UINT(sc.groups[0].nr_settings, ==, 3);
 	ASSERT_STR(sc.groups[0].settings[1].file, "cpu.cfs_period_us");
 	ASSERT_STR(sc.groups[0].settings[1].value, "500000");
-	ASSERT_UINT(sc.nr_tasks, ==, 4);
+	ASSERT_UINT(sc.nr_tasks, ==, 6);
+	ASSERT_TRUE(sc.tasks[4].phase_random);
+	ASSERT_FALSE(sc.tasks[5].phase_random);
+	ASSERT_INT(sc.tasks[5].phase_ns, ==, 3 * CFSBW_NSEC_PER_MSEC);
 	ASSERT_UINT(sc.tasks[0].count, ==, 4);
 	ASSERT_UINT(sc.tasks[1].line, ==, 12);
 	ASSERT_INT(sc.tasks[1].run_ns, ==, 30 * CFSBW_NSEC_PER_MSEC);
@@ -144,6 +149,9 @@ TEST(task_errors, "section-7")
 	ASSERT_ERROR("task / duty run=0ms sleep=1ms\n", 1, "'run=0ms'");
 	ASSERT_ERROR("task / duty run=1 sleep=1ms\n", 1, "'run=1'");
 	ASSERT_ERROR("task / duty run=1ms sleep=2h\n", 1, "'sleep=2h'");
+	ASSERT_ERROR("task / duty run=1ms sleep=1ms phase=soon\n", 1,
+		     "'phase=soon'");
+	ASSERT_ERROR("task / busy phase=random\n", 1, "'phase=random'");
 	ASSERT_ERROR("task / requests rate=200/s\n", 1, "service=DURATION");
 	ASSERT_ERROR("task / requests rate=fast service=1ms\n", 1, "'rate=fast'");
 	ASSERT_ERROR("task / requests rate=0/s service=1ms\n", 1, "'rate=0/s'");

@@ -42,7 +42,7 @@ static const char usage[] =
 	"  sysctl sched_cfs_bandwidth_slice_us 10000\n"
 	"  group /web cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000\n"
 	"  task /web busy count=4\n"
-	"  task /web duty run=30ms sleep=70ms count=2\n"
+	"  task /web duty run=30ms sleep=70ms count=2 # phase=random: out of step\n"
 	"  task /db requests rate=200/s service=2ms   # or service=exp:2ms\n"
 	"  task /db trace file=steps.csv loop=yes     # run_us,sleep_us lines\n"
 	"\n"

@@ -2,7 +2,8 @@
  * evq.c - the event queue: every timer of the machine in one 4-ary heap
  * keyed by (deadline, sequence number).  The sequence number is taken when
  * a timer is armed, so timers due at the same instant fire in the order
- * they were armed: the run is deterministic whatever the heap's shape.
+ * they were armed (ends of bursts first, see __timer_arm): the run is
+ * deterministic whatever the heap's shape.
  *
  * The heap is sized once for every timer the machine owns (one burst timer
  * per CPU, one per task, three per group, the tick, the balancer), so
@@ -109,9 +110,18 @@ static void heap_remove(struct sim_evq *q, struct sim_timer *t)
 	fix(q, i);
 }
 
+/*
+ * At one instant, the ends of bursts of CPU come first: a task whose
+ * burst is done by then has done its work, and must not be preempted or
+ * left waiting with nothing left to run because a wake-up or a tick that
+ * fell on the same nanosecond happened to be armed earlier.
+ */
+#define SEQ_LATER (UINT64_C(1) << 63)
+
 void __timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when)
 {
-	struct sim_evq_slot s = {.when = when, .seq = q->seq++, .t = t};
+	uint64_t seq = q->seq++ | (t->kind == SIM_T_BURST ? 0 : SEQ_LATER);
+	struct sim_evq_slot s = {.when = when, .seq = seq, .t = t};
 	t->when = when;
 	t->seq = s.seq;
 	if (timer_armed(t)) {

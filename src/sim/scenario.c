@@ -260,7 +260,8 @@ static bool key_allowed(enum sim_workload wl, const char *key)
 	case SIM_WL_BUSY:
 		return false;
 	case SIM_WL_DUTY:
-		return !strcmp(key, "run") || !strcmp(key, "sleep");
+		return !strcmp(key, "run") || !strcmp(key, "sleep") ||
+		       !strcmp(key, "phase");
 	case SIM_WL_REQUESTS:
 		return !strcmp(key, "rate") || !strcmp(key, "service");
 	case SIM_WL_TRACE:
@@ -294,6 +295,14 @@ static int task_arg(struct parse_state *ps, struct sim_task_spec *t,
 			t->run_ns = d;
 		else
 			t->sleep_ns = d;
+	} else if (!strcmp(key, "phase")) {
+		t->phase_random = !strcmp(val, "random");
+		if (!t->phase_random &&
+		    (!parse_dur(val, &t->phase_ns) || t->phase_ns > MAX_WORKLOAD_NS))
+			return fail(ps->err, ps->line,
+				    "'%s': expected random or a duration with a "
+				    "unit, at most 1h",
+				    tok);
 	} else if (!strcmp(key, "rate")) {
 		if (!parse_rate(val, &t->mean_gap_ns) ||
 		    t->mean_gap_ns > MAX_WORKLOAD_NS)

@@ -84,9 +84,12 @@ struct sim_task_spec {
 	char *text;     /* the workload as written, for reports */
 	enum sim_workload workload;
 	unsigned count; /* identical tasks (count=N), default 1 */
-	/* duty: run run_ns of CPU, sleep sleep_ns, repeat. */
+	/* duty: run run_ns of CPU, sleep sleep_ns, repeat; the first cycle
+	 * starts at phase_ns, or at a random point of the first cycle. */
 	int64_t run_ns;
 	int64_t sleep_ns;
+	int64_t phase_ns;
+	bool phase_random;
 	/* requests: Poisson arrivals with mean gap mean_gap_ns (1 s / rate),
 	 * each needing service_ns of CPU (the mean, if service_exp). */
 	int64_t mean_gap_ns;

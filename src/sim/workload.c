@@ -2,9 +2,10 @@
  * workload.c - what the simulated tasks do (SPEC section 7, the sim issue):
  *
  *  busy      always runnable.
- *  duty      needs run_ns of CPU, then sleeps sleep_ns, and again.  Its
- *            latency is the time from the start of a cycle to the end of
- *            its run: run_ns when it has a CPU to itself, more when it
+ *  duty      needs run_ns of CPU, then sleeps sleep_ns, and again, from
+ *            time 0 or from its phase (fixed, or random within a cycle).
+ *            Its latency is the time from the start of a cycle to the end
+ *            of its run: run_ns when it has a CPU to itself, more when it
  *            waits or is throttled.
  *  requests  Poisson arrivals (mean gap 1 s / rate), each needing a fixed
  *            or exponentially distributed service time, served in arrival
@@ -196,10 +197,20 @@ void __workload_start(struct sim *s, struct sim_task *t)
 		t->burst_left = INT64_MAX;
 		__task_wake(s, t);
 		break;
-	case SIM_WL_DUTY:
+	case SIM_WL_DUTY: {
+		/* phase: the first cycle starts later, the tasks of one line
+		 * out of step with each other when it is random */
+		int64_t phase = ts->phase_ns, cycle = ts->run_ns + ts->sleep_ns;
+		if (ts->phase_random)
+			phase = (int64_t)(__rng_next(&s->rng) % (uint64_t)cycle);
+		if (phase > 0) {
+			arm_wake(s, t, s->now + phase);
+			break;
+		}
 		t->burst_left = ts->run_ns;
 		__task_wake(s, t);
 		break;
+	}
 	case SIM_WL_REQUESTS:
 		arm_wake(s, t, s->now + __rng_exp(&s->rng, ts->mean_gap_ns));
 		break;
