@@ -1,0 +1,272 @@
+/*
+ * test_run_cli.c - cfsbw run as a command: exit status, signals, never a
+ * process left stopped, and every invalid flag value (R2).
+ */
+#include <sys/prctl.h>
+
+#include "harness.h"
+#include "test_host.h"
+
+TEST(exit_status_is_the_commands, "cli")
+{
+	static const struct {
+		const char *mode, *arg;
+		int want;
+	} cases[] = {
+		{"exit", "0", 0},   {"exit", "7", 7},    {"exit", "255", 255},
+		{"kill", "9", 137}, {"kill", "15", 143}, {"kill", "10", 138},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *args[] = {"--cpus", "0.5", "--", host_workload(),
+				      cases[i].mode, cases[i].arg, NULL};
+		struct run_result r;
+		host_run(args, &r);
+		ASSERT_INT(r.exit_code, ==, cases[i].want);
+	}
+	const char *args[] = {"--", "/nonexistent/cmd", NULL};
+	struct run_result r;
+	host_run(args, &r);
+	ASSERT_INT(r.exit_code, ==, 127);
+	ASSERT_TRUE(strstr(r.err, "/nonexistent/cmd") != NULL);
+}
+
+/*
+ * SIGINT, SIGTERM and SIGHUP sent to cfsbw while its command is held
+ * stopped most of the time (10 % of a CPU): the command is resumed, gets the
+ * signal, handles it, and its exit status is cfsbw's.
+ */
+TEST(signals_resume_and_reach_the_command, "R10 cli")
+{
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		char signo[8];
+		snprintf(signo, sizeof signo, "%d", sigs[i]);
+		const char *args[] = {"--quota", "10ms", "--period", "100ms",
+				      "--", host_workload(), "trap", signo,
+				      "10", NULL};
+		char sp[128], ep[128], op[128];
+		struct run_result r;
+		memset(&r, 0, sizeof r);
+		double t0 = host_now_s();
+		pid_t pid = host_start(args, sp, ep, op);
+		struct timespec wait = {0, 350000000};
+		nanosleep(&wait, NULL);
+		kill(pid, sigs[i]);
+		host_finish(pid, t0, sp, ep, op, &r);
+		char want[32];
+		snprintf(want, sizeof want, "caught %d", sigs[i]);
+		ASSERT_STR(r.out[0] ? strtok(r.out, "\n") : "", want);
+		ASSERT_INT(r.exit_code, ==, 3);
+		ASSERT_TRUE(r.wall_s < 2.0);
+	}
+}
+
+/* Every process below pid (from the children files), into out. */
+static size_t descendants(int pid, int *out, size_t max, size_t n)
+{
+	char path[96], list[4096];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", pid, pid);
+	slurp(path, list, sizeof list);
+	char *save = NULL;
+	for (char *tok = strtok_r(list, " \n", &save); tok && n < max;
+	     tok = strtok_r(NULL, " \n", &save)) {
+		int child = atoi(tok);
+		out[n++] = child;
+		n = descendants(child, out, max, n);
+	}
+	return n;
+}
+
+/* Threads of pid that are stopped ('t' or 'T') right now. */
+static int stopped_threads(int pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "ls %s 2>/dev/null", path);
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	int tid, stopped = 0;
+	while (fscanf(f, "%d", &tid) == 1) {
+		char s = proc_state(pid, tid);
+		stopped += s == 't' || s == 'T';
+	}
+	pclose(f);
+	return stopped;
+}
+
+/*
+ * kill -9 of cfsbw while it holds processes stopped: the kernel detaches
+ * the tracees and ends their ptrace stops (a mechanism that does not need
+ * cfsbw to run).  Idle parent with 2 busy children, and 4 busy threads, 3
+ * trials each; each trial first checks that something was held stopped.
+ */
+TEST(kill_9_leaves_nothing_stopped, "R10 SPEC-7")
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	static const char *const workloads[][3] = {
+		{"procs", "2", "10"},
+		{"spin", "10", "4"},
+	};
+	for (int trial = 0; trial < 6; trial++) {
+		const char *const *w = workloads[trial % 2];
+		const char *args[] = {"--quota", "10ms", "--period", "100ms",
+				      "--", host_workload(), w[0], w[1], w[2],
+				      NULL};
+		char sp[128], ep[128], op[128];
+		struct run_result r;
+		memset(&r, 0, sizeof r);
+		double t0 = host_now_s();
+		pid_t pid = host_start(args, sp, ep, op);
+		struct timespec ms20 = {0, 20000000};
+		int pids[64];
+		size_t n = 0;
+		int seen_stopped = 0;
+		/* Up to 1 s: the group is stopped 90 % of the time. */
+		for (int i = 0; i < 50 && !seen_stopped; i++) {
+			nanosleep(&ms20, NULL);
+			n = descendants(pid, pids, 64, 0);
+			for (size_t k = 0; k < n; k++)
+				seen_stopped += stopped_threads(pids[k]);
+		}
+		n = descendants(pid, pids, 64, 0);
+		kill(pid, SIGKILL);
+		host_finish(pid, t0, sp, ep, op, &r);
+		ASSERT_INT(r.exit_code, ==, 128 + SIGKILL);
+		nanosleep(&ms20, NULL);
+		nanosleep(&ms20, NULL);
+		int left = 0;
+		for (size_t k = 0; k < n; k++)
+			left += stopped_threads(pids[k]);
+		for (size_t k = 0; k < n; k++)
+			kill(pids[k], SIGKILL);
+		while (waitpid(-1, NULL, __WALL | WNOHANG) > 0)
+			;
+		ASSERT_TRUE(n >= 1);
+		ASSERT_TRUE(seen_stopped > 0);
+		ASSERT_INT(left, ==, 0);
+	}
+	/* The orphans were ours to reap; all of them are gone by now. */
+	for (int i = 0; i < 100 && waitpid(-1, NULL, __WALL) > 0; i++)
+		;
+}
+
+/*
+ * R2: every invalid value is rejected by the file interface (or, for the
+ * command's own flags, by the command), with status 2, the flag and the
+ * value in the message, and the command never started.
+ */
+TEST(invalid_values_exit_2_naming_flag_and_value, "R2")
+{
+	static const struct {
+		const char *flag, *value, *why;
+	} bad[] = {
+		{"--quota", "500", "Invalid argument"},
+		{"--quota", "999us", "Invalid argument"},
+		{"--quota", "0", "Invalid argument"},
+		{"--quota", "abc", "Invalid argument"},
+		{"--quota", "5000x", "Invalid argument"},
+		{"--quota", "1.5us", "Invalid argument"},
+		{"--quota", "17592186044416", "Invalid argument"},
+		{"--quota", "18446744073709551615", "out of range"},
+		{"--quota", "", "Invalid argument"},
+		{"--period", "0", "Invalid argument"},
+		{"--period", "999", "Invalid argument"},
+		{"--period", "1000001", "Invalid argument"},
+		{"--period", "2s", "Invalid argument"},
+		{"--period", "100ms!", "Invalid argument"},
+		{"--cpus", "0", "Invalid argument"},
+		{"--cpus", "0.001", "Invalid argument"},
+		{"--cpus", "abc", "Invalid argument"},
+		{"--cpus", "1e300", "out of range"},
+		{"--burst", "10ms", "upstream"},
+		{"--slice", "0", "Invalid argument"},
+		{"--slice", "x", "Invalid argument"},
+		{"--policy", "fast", "Invalid argument"},
+		{"--policy", "hardlimits", "Invalid argument"},
+		{"--stat-interval", "abc", "Invalid argument"},
+		{"--pid", "abc", "Invalid argument"},
+		{"--pid", "0", "Invalid argument"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		const char *args[] = {bad[i].flag, bad[i].value, "--",
+				      host_workload(), "spin", "5", NULL};
+		if (!strcmp(bad[i].flag, "--pid"))
+			args[2] = NULL; /* --pid takes no command */
+		struct run_result r;
+		host_run(args, &r);
+		if (r.exit_code != 2 || !strstr(r.err, bad[i].flag) ||
+		    !strstr(r.err, bad[i].value) || !strstr(r.err, bad[i].why))
+			printf("    %s '%s': status %d, stderr: %s", bad[i].flag,
+			       bad[i].value, r.exit_code, r.err);
+		ASSERT_INT(r.exit_code, ==, 2);
+		ASSERT_TRUE(strstr(r.err, bad[i].flag) != NULL);
+		ASSERT_TRUE(strstr(r.err, bad[i].value) != NULL);
+		ASSERT_TRUE(strstr(r.err, bad[i].why) != NULL);
+		ASSERT_TRUE(r.wall_s < 1.0);
+	}
+	/* A burst above the quota, in the policy that has bursts. */
+	const char *burst[] = {"--policy", "upstream", "--quota", "10ms",
+			       "--burst", "20ms", "--", host_workload(),
+			       "exit", "0", NULL};
+	struct run_result r;
+	host_run(burst, &r);
+	ASSERT_INT(r.exit_code, ==, 2);
+	ASSERT_TRUE(strstr(r.err, "--burst 20ms") != NULL);
+	/* Usage errors. */
+	const char *usage[][4] = {
+		{"--bogus", "--", "true", NULL},
+		{"--quota", NULL, NULL, NULL},
+		{"--quota", "10ms", NULL, NULL},
+		{"--quota", "10ms", "--cpus", "1"},
+		{"--pid", "1", "true", NULL},
+	};
+	for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
+		host_run(usage[i], &r);
+		ASSERT_INT(r.exit_code, ==, 2);
+		ASSERT_TRUE(strlen(r.err) > 0);
+	}
+}
+
+/* R2: 'max' and any negative quota mean no limit; valid edges pass. */
+TEST(unlimited_and_edge_values_accepted, "R2")
+{
+	static const char *const good[][2] = {
+		{"--quota", "max"},       {"--quota", "-1"},
+		{"--quota", "-5ms"},      {"--cpus", "max"},
+		{"--quota", "1000"},      {"--quota", "1ms"},
+		{"--period", "1000000"},  {"--period", "1ms"},
+		{"--cpus", "2.5"},        {"--slice", "1"},
+		{"--policy", "upstream"}, {"--stat-interval", "10ms"},
+	};
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		const char *args[] = {good[i][0], good[i][1], "--",
+				      host_workload(), "exit", "0", NULL};
+		struct run_result r;
+		host_run(args, &r);
+		if (r.exit_code != 0)
+			printf("    %s %s: %s", good[i][0], good[i][1], r.err);
+		ASSERT_INT(r.exit_code, ==, 0);
+	}
+}
+
+TEST(help_describes_the_options, "cli")
+{
+	const char *args[] = {"--help", NULL};
+	struct run_result r;
+	host_run(args, &r);
+	ASSERT_INT(r.exit_code, ==, 0);
+	static const char *const words[] = {"--quota", "--cpus",   "--period",
+					    "--burst", "--slice",  "--policy",
+					    "--pid",   "--stats", "--stat-interval"};
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		ASSERT_TRUE(strstr(r.out, words[i]) != NULL);
+}
+
+TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
+	  TEST_ENTRY(signals_resume_and_reach_the_command)
+	  TEST_ENTRY(kill_9_leaves_nothing_stopped)
+	  TEST_ENTRY(invalid_values_exit_2_naming_flag_and_value)
+	  TEST_ENTRY(unlimited_and_edge_values_accepted)
+	  TEST_ENTRY(help_describes_the_options))
