@@ -10,18 +10,30 @@
 #include "harness.h"
 #include "sim/sim.h"
 
-/* Parse then build; returns the first error, with err filled. */
-static int load(const char *text, struct sim_error *err)
+/* Parse, build and (run_ns > 0) run that long; the first error. */
+static int load_run(const char *text, int64_t run_ns, struct sim_error *err)
 {
 	struct sim_scenario sc;
 	struct sim *s = NULL;
 	sim_scenario_init(&sc);
 	int rc = sim_scenario_parse(&sc, text, err);
+	if (!rc && run_ns > 0)
+		sc.duration_ns = run_ns;
+	for (size_t i = 0; !rc && i < sc.nr_tasks; i++)
+		if (sc.tasks[i].workload == SIM_WL_TRACE)
+			rc = sim_trace_parse(&sc.tasks[i], "1000,500\n", err);
 	if (!rc)
 		rc = sim_create(&sc, &s, err);
+	if (!rc && run_ns > 0)
+		rc = sim_run(s);
 	sim_free(s);
 	sim_scenario_free(&sc);
 	return rc;
+}
+
+static int load(const char *text, struct sim_error *err)
+{
+	return load_run(text, 0, err);
 }
 
 /* The error is on line `line` and its message contains `text`. */
@@ -190,6 +202,78 @@ TEST(trace_csv, "section-7")
 	free(t.trace);
 }
 
+/*
+ * Scenarios stitched at random from valid and invalid words: each must
+ * either load and run (200 ms of simulated time) or fail with a line and
+ * a message, never crash or leak (run under SANITIZE=address,undefined).
+ */
+TEST(random_scenarios_load_or_fail_cleanly, "section-7")
+{
+	static const char *const lines[] = {
+		"cpus 4", "hz 1000", "duration 1s", "seed 7", "policy upstream",
+		"policy hardlimits", "sysctl sched_cfs_bandwidth_slice_us 2000",
+		"group /a cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000",
+		"group /a/b cpu.shares=2048", "group /b cpu.max=20000",
+		"task /a busy count=3",
+		"task /a/b duty run=1ms sleep=2ms phase=random",
+		"task / requests rate=100/s service=exp:1ms",
+		"task /b trace file=t.csv loop=yes", "task / busy",
+	};
+	static const char *const words[] = {
+		"cpus", "group", "task", "/", "/a", "/c", "busy", "spin", "0",
+		"-1", "9999", "10s", "abc", "v5", "count=0", "run=0ms",
+		"cpu.cfs_quota_us=500", "cpu.cfs_period_us=5000000",
+		"cpu.shares=1", "rate=0/s", "service=exp:", "=", "#", "x=y",
+	};
+	uint64_t x = 88172645463325252u;
+	int loaded = 0, failed = 0;
+#define NEXT() (x ^= x << 13, x ^= x >> 7, x ^= x << 17, x)
+	for (int round = 0; round < 300; round++) {
+		char text[4096] = "";
+		/* the template lines in order, the groups always and the
+		 * others at even odds, one in five with a word replaced */
+		int n = 0;
+		for (size_t l = 0; l < sizeof lines / sizeof *lines; l++) {
+			char line[256];
+			if (strncmp(lines[l], "group", 5) && NEXT() % 2)
+				continue;
+			n++;
+			snprintf(line, sizeof line, "%s", lines[l]);
+			if (NEXT() % 5 == 0) {
+				/* replace one word of it */
+				char out[256] = "";
+				int k = 0, pick = (int)(NEXT() % 4);
+				for (char *w = strtok(line, " "); w;
+				     w = strtok(NULL, " "), k++) {
+					strcat(out, k == pick
+							    ? words[NEXT() % (sizeof words /
+									      sizeof *words)]
+							    : w);
+					strcat(out, " ");
+				}
+				strcat(text, out);
+			} else {
+				strcat(text, line);
+			}
+			strcat(text, "\n");
+		}
+		struct sim_error err;
+		int rc = load_run(text, 200 * CFSBW_NSEC_PER_MSEC, &err);
+		if (rc == 0) {
+			loaded++;
+		} else {
+			ASSERT_INT(rc, ==, -EINVAL);
+			ASSERT_TRUE(err.msg[0] != '\0');
+			ASSERT_TRUE(err.line <= (unsigned)n);
+			failed++;
+		}
+	}
+#undef NEXT
+	/* both paths taken, many times */
+	ASSERT_INT(loaded, >, 30);
+	ASSERT_INT(failed, >, 30);
+}
+
 /* Run the command on a scenario; returns its exit status, stderr in buf. */
 static int run_cli(const char *scenario, const char *args, char *buf,
 		   size_t size)
@@ -355,6 +439,7 @@ TEST_MAIN(TEST_ENTRY(full_example_parses)
 	  TEST_ENTRY(group_errors)
 	  TEST_ENTRY(task_errors)
 	  TEST_ENTRY(trace_csv)
+	  TEST_ENTRY(random_scenarios_load_or_fail_cleanly)
 	  TEST_ENTRY(command_exits_2_naming_file_and_line)
 	  TEST_ENTRY(shipped_scenarios_run)
 	  TEST_ENTRY(readme_shows_what_the_command_prints))
