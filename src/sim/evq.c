@@ -11,9 +11,6 @@
  * (no pointer chasing while sifting); re-arming an armed timer moves it in
  * place.
  */
-#include <errno.h>
-#include <stdlib.h>
-
 #include "sim/sim_int.h"
 
 #define ARITY 4u
@@ -26,21 +23,12 @@ static inline bool slot_before(const struct sim_evq_slot *a,
 	return a->seq < b->seq;
 }
 
-int __evq_init(struct sim_evq *q, uint32_t cap)
+void __evq_init(struct sim_evq *q, struct sim_evq_slot *heap, uint32_t cap)
 {
-	q->heap = calloc(cap ? cap : 1, sizeof(*q->heap));
-	if (!q->heap)
-		return -ENOMEM;
+	q->heap = heap;
 	q->len = 0;
 	q->cap = cap;
 	q->seq = 0;
-	return 0;
-}
-
-void __evq_destroy(struct sim_evq *q)
-{
-	free(q->heap);
-	q->heap = NULL;
 }
 
 void __timer_init(struct sim_timer *t, enum sim_timer_kind kind, uint32_t id)

@@ -770,11 +770,39 @@ int sim_run(struct sim *s)
 			if (s->groups[i]->sample_start_ns < s->end_ns)
 				emit_sample(s, s->groups[i]);
 	for (size_t i = 0; i < s->nr_lines; i++)
-		__line_finish(&s->lines[i]);
-	return s->oom ? -ENOMEM : 0;
+		__line_finish(s, &s->lines[i]);
+	return 0;
 }
 
 /* ---- construction -------------------------------------------------------- */
+
+static void *zalloc_with(const struct cfsbw_allocator *a, size_t n,
+			 size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t bytes = n * size;
+	if (bytes == 0)
+		bytes = 1;
+	if (!a)
+		return calloc(1, bytes);
+	return a->alloc(bytes, _Alignof(max_align_t), a->ctx);
+}
+
+void *__sim_zalloc(const struct sim *s, size_t n, size_t size)
+{
+	return zalloc_with(s->alloc, n, size);
+}
+
+void __sim_free(const struct sim *s, void *p)
+{
+	if (!p)
+		return;
+	if (s->alloc)
+		s->alloc->free(p, s->alloc->ctx);
+	else
+		free(p);
+}
 
 static unsigned ilog2u(unsigned v)
 {
@@ -819,12 +847,12 @@ static const char *errno_text(int e)
 
 static int add_group(struct sim *s, struct cfsbw_group *cg)
 {
-	struct sim_group *g = calloc(1, sizeof(*g));
+	struct sim_group *g = __sim_zalloc(s, 1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	g->pc = calloc(s->nr_cpus, sizeof(*g->pc));
+	g->pc = __sim_zalloc(s, s->nr_cpus, sizeof(*g->pc));
 	if (!g->pc) {
-		free(g);
+		__sim_free(s, g);
 		return -ENOMEM;
 	}
 	g->cg = cg;
@@ -933,8 +961,8 @@ static int setup_tasks(struct sim *s, struct sim_error *err)
 		}
 		total += sc->tasks[i].count;
 	}
-	s->lines = calloc(sc->nr_tasks ? sc->nr_tasks : 1, sizeof(*s->lines));
-	s->tasks = calloc(total ? total : 1, sizeof(*s->tasks));
+	s->lines = __sim_zalloc(s, sc->nr_tasks, sizeof(*s->lines));
+	s->tasks = __sim_zalloc(s, total, sizeof(*s->tasks));
 	if (!s->lines || !s->tasks)
 		return -ENOMEM;
 	s->nr_lines = sc->nr_tasks;
@@ -980,9 +1008,12 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 		set_error(err, 0, "cpus, hz or duration out of range");
 		return -EINVAL;
 	}
-	struct sim *s = calloc(1, sizeof(*s));
-	if (!s)
+	struct sim *s = zalloc_with(sc->allocator, 1, sizeof(*s));
+	if (!s) {
+		set_error(err, 0, "out of memory");
 		return -ENOMEM;
+	}
+	s->alloc = sc->allocator;
 	int rc = -ENOMEM;
 	unsigned n = sc->nr_cpus;
 	s->sc = sc;
@@ -1005,23 +1036,24 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 		.policy = sc->policy,
 		.ops = &sim_ops,
 		.ctx = s,
+		.allocator = sc->allocator,
 	};
 	rc = cfsbw_tree_create(&cfg, &s->tree);
 	if (rc) {
 		set_error(err, 0, "cannot create the group tree: %s",
 			  errno_text(rc));
-		free(s);
+		__sim_free(s, s);
 		return rc;
 	}
 	rc = -ENOMEM;
-	s->cpus = calloc(n, sizeof(*s->cpus));
-	s->groups = calloc(sc->nr_groups + 1, sizeof(*s->groups));
+	s->cpus = __sim_zalloc(s, n, sizeof(*s->cpus));
+	s->groups = __sim_zalloc(s, sc->nr_groups + 1, sizeof(*s->groups));
 	s->cap_pending = 2 * (size_t)n + sc->nr_groups + 64;
-	s->pending = calloc(s->cap_pending, sizeof(*s->pending));
-	s->resched_list = calloc(n, sizeof(*s->resched_list));
-	s->idle_mask = calloc((n + 63) / 64, sizeof(*s->idle_mask));
-	s->sort_keys = calloc(n, sizeof(*s->sort_keys));
-	s->sort_count = calloc((size_t)n + 1, sizeof(*s->sort_count));
+	s->pending = __sim_zalloc(s, s->cap_pending, sizeof(*s->pending));
+	s->resched_list = __sim_zalloc(s, n, sizeof(*s->resched_list));
+	s->idle_mask = __sim_zalloc(s, (n + 63) / 64, sizeof(*s->idle_mask));
+	s->sort_keys = __sim_zalloc(s, n, sizeof(*s->sort_keys));
+	s->sort_count = __sim_zalloc(s, (size_t)n + 1, sizeof(*s->sort_count));
 	if (!s->cpus || !s->groups || !s->pending || !s->resched_list ||
 	    !s->idle_mask || !s->sort_keys || !s->sort_count)
 		goto fail;
@@ -1036,9 +1068,12 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 	if ((rc = setup_tasks(s, err)))
 		goto fail;
 	size_t nr_timers = (size_t)n + s->nr_tasks + 3 * s->nr_groups + 2;
+	struct sim_evq_slot *heap;
+	rc = -ENOMEM;
 	if (nr_timers > UINT32_MAX - 1 ||
-	    (rc = __evq_init(&s->evq, (uint32_t)nr_timers)))
+	    !(heap = __sim_zalloc(s, nr_timers, sizeof(*heap))))
 		goto fail;
+	__evq_init(&s->evq, heap, (uint32_t)nr_timers);
 	*out = s;
 	return 0;
 fail:
@@ -1053,23 +1088,23 @@ void sim_free(struct sim *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nr_tasks; i++)
-		__workload_free(&s->tasks[i]);
+		__workload_free(s, &s->tasks[i]);
 	for (size_t i = 0; i < s->nr_lines; i++)
-		free(s->lines[i].lat);
+		__sim_free(s, s->lines[i].lat);
 	for (size_t i = 0; i < s->nr_groups; i++) {
-		free(s->groups[i]->pc);
-		free(s->groups[i]);
+		__sim_free(s, s->groups[i]->pc);
+		__sim_free(s, s->groups[i]);
 	}
 	cfsbw_tree_free(s->tree);
-	__evq_destroy(&s->evq);
-	free(s->tasks);
-	free(s->lines);
-	free(s->groups);
-	free(s->cpus);
-	free(s->pending);
-	free(s->resched_list);
-	free(s->idle_mask);
-	free(s->sort_keys);
-	free(s->sort_count);
-	free(s);
+	__sim_free(s, s->evq.heap);
+	__sim_free(s, s->tasks);
+	__sim_free(s, s->lines);
+	__sim_free(s, s->groups);
+	__sim_free(s, s->cpus);
+	__sim_free(s, s->pending);
+	__sim_free(s, s->resched_list);
+	__sim_free(s, s->idle_mask);
+	__sim_free(s, s->sort_keys);
+	__sim_free(s, s->sort_count);
+	__sim_free(s, s);
 }

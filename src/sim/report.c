@@ -72,7 +72,8 @@ void sim_line_result(const struct sim *s, size_t i, struct sim_line_result *out)
 	out->migrations = l->migrations;
 	out->completed = l->completed;
 	out->pending = l->pending;
-	out->dropped = l->dropped + l->lat_lost;
+	out->dropped = l->dropped;
+	out->latency_lost = l->lat_lost;
 	__line_latency(l, &out->latency);
 }
 
@@ -214,6 +215,10 @@ void sim_report_text(const struct sim *s, const char *name, FILE *f)
 			fprintf(f, " %10s %10s %10s  (0 done", "-", "-", "-");
 		if (r.spec->workload == SIM_WL_REQUESTS)
 			fprintf(f, ", %" PRIu64 " queued at the end", r.pending);
+		if (r.dropped || r.latency_lost)
+			fprintf(f, "; out of memory: %" PRIu64 " requests dropped, %" PRIu64
+				   " latencies not recorded",
+				r.dropped, r.latency_lost);
 		if (has_latency(r.spec->workload))
 			fputc(')', f);
 		fputc('\n', f);
@@ -290,6 +295,8 @@ void sim_report_json(const struct sim *s, const char *name, FILE *f)
 		if (r.spec->workload == SIM_WL_REQUESTS)
 			fprintf(f, ", \"pending\": %" PRIu64 ", \"dropped\": %" PRIu64,
 				r.pending, r.dropped);
+		if (r.latency_lost)
+			fprintf(f, ", \"latency_lost\": %" PRIu64, r.latency_lost);
 		if (has_latency(r.spec->workload))
 			fprintf(f, ", \"latency\": {\"count\": %" PRIu64
 				   ", \"p50_ns\": %" PRId64 ", \"p99_ns\": %" PRId64

@@ -114,6 +114,9 @@ struct sim_scenario {
 	size_t nr_groups;
 	struct sim_task_spec *tasks;
 	size_t nr_tasks;
+	/* Memory for the machine and the core's tree (NULL: the C library's);
+	 * parsing uses the C library.  Must outlive the run. */
+	const struct cfsbw_allocator *allocator;
 };
 
 /* Defaults as above. */
@@ -157,7 +160,11 @@ typedef void sim_timeline_fn(void *ctx, const struct sim_timeline_row *row);
 /* Before sim_run(): call fn once per group per period of that group. */
 void sim_set_timeline(struct sim *s, sim_timeline_fn *fn, void *ctx);
 
-/* Run the scenario to its end.  Returns 0 or -ENOMEM. */
+/*
+ * Run the scenario to its end.  Returns 0.  Memory that runs out during a
+ * run (request queues, latency records) costs the requests or records
+ * concerned, counted as dropped, never the run.
+ */
 int sim_run(struct sim *s);
 
 /* Results, after sim_run(). */
@@ -188,6 +195,7 @@ struct sim_line_result {
 	uint64_t completed;   /* duty cycles, requests, trace steps done */
 	uint64_t pending;     /* requests queued at the end */
 	uint64_t dropped;     /* requests lost for want of memory */
+	uint64_t latency_lost; /* latencies not recorded, same reason */
 	struct sim_latency latency;
 };
 

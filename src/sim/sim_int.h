@@ -64,8 +64,8 @@ struct sim_evq {
 	uint64_t seq;
 };
 
-int __evq_init(struct sim_evq *q, uint32_t cap);
-void __evq_destroy(struct sim_evq *q);
+/* heap: an array of cap slots, owned by the caller. */
+void __evq_init(struct sim_evq *q, struct sim_evq_slot *heap, uint32_t cap);
 void __timer_init(struct sim_timer *t, enum sim_timer_kind kind, uint32_t id);
 /* Arm (or re-arm) t at when.  The heap holds every timer: never fails. */
 void __timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when);
@@ -256,6 +256,7 @@ struct sim_pending {
 
 struct sim {
 	const struct sim_scenario *sc;
+	const struct cfsbw_allocator *alloc; /* NULL: the C library's */
 	struct cfsbw_tree *tree;
 	unsigned nr_cpus;
 	int64_t now;
@@ -291,7 +292,6 @@ struct sim {
 	uint32_t next_entity_id;
 	sim_timeline_fn *timeline;
 	void *timeline_ctx;
-	bool oom;
 	/* totals */
 	uint64_t events, switches, migrations;
 	int64_t busy_ns;
@@ -302,6 +302,11 @@ static inline struct sim_task *task_of(struct sim_entity *se)
 	return (struct sim_task *)(void *)((char *)se -
 					   offsetof(struct sim_task, se));
 }
+
+/* machine.c: memory through the scenario's allocator, zeroed; NULL when
+ * n * size overflows or memory ran out. */
+void *__sim_zalloc(const struct sim *s, size_t n, size_t size);
+void __sim_free(const struct sim *s, void *p);
 
 /* machine.c, for workload.c */
 void __task_set_state(struct sim *s, struct sim_task *t,
@@ -316,10 +321,10 @@ void __workload_start(struct sim *s, struct sim_task *t);
 /* The running task t finished its burst: continue, sleep or exit. */
 void __workload_burst_done(struct sim *s, struct sim_task *t);
 void __workload_wake_timer(struct sim *s, struct sim_task *t);
-void __workload_free(struct sim_task *t);
+void __workload_free(struct sim *s, struct sim_task *t);
 void __line_record(struct sim *s, struct sim_line *l, int64_t latency_ns);
 /* After the run: sort the latencies for __line_latency(). */
-void __line_finish(struct sim_line *l);
+void __line_finish(struct sim *s, struct sim_line *l);
 void __line_latency(const struct sim_line *l, struct sim_latency *out);
 
 #endif /* CFSBW_SIM_INT_H */

@@ -36,32 +36,33 @@ const char *sim_workload_name(enum sim_workload wl)
 
 int __workload_init(struct sim *s, struct sim_task *t)
 {
-	(void)s;
 	if (t->spec->workload != SIM_WL_REQUESTS)
 		return 0;
-	t->rq_ring = calloc(RING_INITIAL, sizeof(*t->rq_ring));
+	t->rq_ring = __sim_zalloc(s, RING_INITIAL, sizeof(*t->rq_ring));
 	if (!t->rq_ring)
 		return -ENOMEM;
 	t->rq_cap = RING_INITIAL;
 	return 0;
 }
 
-void __workload_free(struct sim_task *t)
+void __workload_free(struct sim *s, struct sim_task *t)
 {
-	free(t->rq_ring);
+	__sim_free(s, t->rq_ring);
 	t->rq_ring = NULL;
 }
 
 void __line_record(struct sim *s, struct sim_line *l, int64_t latency_ns)
 {
-	(void)s;
 	if (l->nr_lat == l->cap_lat) {
 		size_t cap = l->cap_lat ? 2 * l->cap_lat : 256;
-		int64_t *p = realloc(l->lat, cap * sizeof(*p));
+		int64_t *p = __sim_zalloc(s, cap, sizeof(*p));
 		if (!p) {
 			l->lat_lost++; /* reported, never fatal */
 			return;
 		}
+		if (l->nr_lat)
+			memcpy(p, l->lat, l->nr_lat * sizeof(*p));
+		__sim_free(s, l->lat);
 		l->lat = p;
 		l->cap_lat = cap;
 	}
@@ -82,15 +83,15 @@ static int cmp_i64(const void *a, const void *b)
  * many passes as the largest value needs; qsort() if there is no memory
  * for the second buffer.  Runs once per line, after the run.
  */
-void __line_finish(struct sim_line *l)
+void __line_finish(struct sim *s, struct sim_line *l)
 {
 	size_t n = l->nr_lat;
 	if (n < 2)
 		return;
-	int64_t *tmp = n > 64 ? malloc(n * sizeof(*tmp)) : NULL;
-	size_t *count = tmp ? calloc(RADIX, sizeof(*count)) : NULL;
+	int64_t *tmp = n > 64 ? __sim_zalloc(s, n, sizeof(*tmp)) : NULL;
+	size_t *count = tmp ? __sim_zalloc(s, RADIX, sizeof(*count)) : NULL;
 	if (!count) {
-		free(tmp);
+		__sim_free(s, tmp);
 		qsort(l->lat, n, sizeof(*l->lat), cmp_i64);
 		return;
 	}
@@ -118,8 +119,8 @@ void __line_finish(struct sim_line *l)
 	}
 	if (src != l->lat)
 		memcpy(l->lat, src, n * sizeof(*src));
-	free(count);
-	free(tmp);
+	__sim_free(s, count);
+	__sim_free(s, tmp);
 }
 
 /* Nearest-rank percentiles over the sorted latencies. */
@@ -146,18 +147,19 @@ static struct sim_request *ring_head(struct sim_task *t)
 	return &t->rq_ring[t->rq_head];
 }
 
-static bool ring_push(struct sim_task *t, int64_t arrival, int64_t service)
+static bool ring_push(struct sim *s, struct sim_task *t, int64_t arrival,
+		      int64_t service)
 {
 	if (t->rq_len == t->rq_cap) {
 		if (t->rq_cap > UINT32_MAX / 2)
 			return false;
 		uint32_t cap = 2 * t->rq_cap;
-		struct sim_request *p = malloc(cap * sizeof(*p));
+		struct sim_request *p = __sim_zalloc(s, cap, sizeof(*p));
 		if (!p)
 			return false;
 		for (uint32_t i = 0; i < t->rq_len; i++)
 			p[i] = t->rq_ring[(t->rq_head + i) % t->rq_cap];
-		free(t->rq_ring);
+		__sim_free(s, t->rq_ring);
 		t->rq_ring = p;
 		t->rq_cap = cap;
 		t->rq_head = 0;
@@ -243,7 +245,7 @@ void __workload_wake_timer(struct sim *s, struct sim_task *t)
 		break;
 	case SIM_WL_REQUESTS:
 		/* An arrival: queue it, draw the next one. */
-		if (!ring_push(t, s->now, service_sample(s, ts)))
+		if (!ring_push(s, t, s->now, service_sample(s, ts)))
 			t->line->dropped++;
 		arm_wake(s, t, s->now + __rng_exp(&s->rng, ts->mean_gap_ns));
 		if (!t->runnable && t->rq_len > 0) {
