@@ -6,9 +6,12 @@
  *   - ticks: 1024 CPUs of busy tasks in one limited group at HZ 1000, where
  *     the tick, the charge (R5) and the refresh (R10) dominate;
  *   - wake-ups: 8 CPUs, 2000 short duty tasks, where sleep, wake-up
- *     placement and preemption dominate.
- * An event is one timer the machine fires (a tick, the end of a burst, a
- * wake-up or arrival, a period or slack timer, a balancing pass).
+ *     placement and preemption dominate;
+ *   - 4096 CPUs: 9000 tasks, a group limited to 1000 CPUs, where idle
+ *     CPUs, balancing and refreshes of 4096 accounts weigh.
+ * An event is one timer the machine fires (a CPU's tick, the end of a
+ * burst, a wake-up or arrival, a period or slack timer, a balancing pass).
+ * Each figure is the best of REPEATS runs.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -56,36 +59,52 @@ static void add(struct text *t, const char *fmt, ...)
 	t->len += (size_t)n;
 }
 
+#define REPEATS 3
+
+/* Run the scenario REPEATS times; report the fastest, to shed the noise
+ * of a shared machine.  Every repeat must process the same events. */
 static void run(const char *name, const char *text)
 {
-	struct sim_scenario sc;
-	struct sim_error err;
-	struct sim *s;
 	struct sim_totals tot;
+	int64_t best = INT64_MAX;
+	uint64_t events = 0;
+	size_t nr_groups = 0, nr_lines = 0;
 
-	sim_scenario_init(&sc);
-	if (sim_scenario_parse(&sc, text, &err) || sim_create(&sc, &s, &err)) {
-		fprintf(stderr, "bench_sim: %s: line %u: %s\n", name, err.line,
-			err.msg);
-		exit(1);
+	for (int rep = 0; rep < REPEATS; rep++) {
+		struct sim_scenario sc;
+		struct sim_error err;
+		struct sim *s;
+		sim_scenario_init(&sc);
+		if (sim_scenario_parse(&sc, text, &err) ||
+		    sim_create(&sc, &s, &err)) {
+			fprintf(stderr, "bench_sim: %s: line %u: %s\n", name,
+				err.line, err.msg);
+			exit(1);
+		}
+		int64_t t0 = now_ns();
+		sim_run(s);
+		int64_t wall = now_ns() - t0;
+		sim_totals(s, &tot);
+		if (rep && tot.events != events) {
+			fprintf(stderr, "bench_sim: %s: not deterministic\n",
+				name);
+			exit(1);
+		}
+		events = tot.events;
+		nr_groups = sim_nr_groups(s);
+		nr_lines = sim_nr_lines(s);
+		best = wall < best ? wall : best;
+		sim_free(s);
+		sim_scenario_free(&sc);
 	}
-	int64_t t0 = now_ns();
-	if (sim_run(s)) {
-		fprintf(stderr, "bench_sim: %s: out of memory\n", name);
-		exit(1);
-	}
-	int64_t wall = now_ns() - t0;
-	sim_totals(s, &tot);
-	double secs = (double)wall / 1e9;
+	double secs = (double)best / 1e9;
 	printf("sim %-9s %4u CPUs %4zu groups %5zu task lines %4" PRId64
 	       " s simulated: %9" PRIu64 " events in %6.3f s wall = "
-	       "%5.2f M events/s, %6.1f simulated s per wall s\n",
-	       name, tot.nr_cpus, sim_nr_groups(s), sim_nr_lines(s),
-	       tot.duration_ns / CFSBW_NSEC_PER_SEC, tot.events, secs,
-	       (double)tot.events / secs / 1e6,
-	       (double)tot.duration_ns / 1e9 / secs);
-	sim_free(s);
-	sim_scenario_free(&sc);
+	       "%5.2f M events/s, %6.1f simulated s per wall s (best of %d)\n",
+	       name, tot.nr_cpus, nr_groups, nr_lines,
+	       tot.duration_ns / CFSBW_NSEC_PER_SEC, events, secs,
+	       (double)events / secs / 1e6, (double)tot.duration_ns / 1e9 / secs,
+	       REPEATS);
 }
 
 int main(void)
@@ -135,6 +154,15 @@ int main(void)
 		"task /g duty run=100us sleep=1ms count=1000\n"
 		"task / duty run=50us sleep=2ms count=1000\n");
 	run("wakeups", t.p);
+
+	t.len = 0;
+	add(&t, "cpus 4096\nhz 250\nduration 5s\n"
+		"group /a cpu.cfs_quota_us=100000000 cpu.cfs_period_us=100000\n"
+		"group /b\n"
+		"task /a busy count=5000\n"
+		"task /b duty run=2ms sleep=8ms phase=random count=3000\n"
+		"task / requests rate=10/s service=exp:5ms count=1000\n");
+	run("4096cpus", t.p);
 	free(t.p);
 	return 0;
 }
