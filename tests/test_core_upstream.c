@@ -292,6 +292,39 @@ TEST(burst_accumulates_and_counts, "upstream")
 	drv_fini(&d);
 }
 
+/*
+ * The period timer stops after one whole period with no draw from the
+ * pool and nothing throttled, runnable tasks or not (linux-upstream.md:
+ * "If idle and nothing is throttled, stop"); the next draw restarts it.
+ */
+TEST(timer_stops_after_idle_period, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = drv_group(&d, "/g", 50000, 100000);
+	struct drv_group *dg = drv_of(g);
+	drv_enqueue(&d, g, 0);
+	ASSERT_INT(dg->period_expiry, ==, MS(100));
+	d.now = MS(10);
+	drv_charge(&d, g, 0, MS(1)); /* a draw in the first period */
+	drv_advance(&d, MS(100));
+	ASSERT_INT(dg->period_expiry, ==, MS(200));
+	drv_advance(&d, MS(200)); /* no draw since 100 ms */
+	ASSERT_INT(dg->period_expiry, ==, -1);
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_periods, ==, 2);
+	/* A draw starts it again, within a period. */
+	d.now = MS(250);
+	int64_t rr = cfsbw_account_runtime_ns(g, 0);
+	drv_charge(&d, g, 0, rr);
+	ASSERT_UINT(dg->nr_period_starts, ==, 2);
+	ASSERT_INT(dg->period_expiry, >, MS(250));
+	ASSERT_INT(dg->period_expiry, <=, MS(350));
+	ASSERT_UINT(dg->nr_double_starts, ==, 0);
+	drv_fini(&d);
+}
+
 /* Without burst the pool never holds more than quota, however idle. */
 TEST(no_burst_no_accumulation, "upstream")
 {
@@ -320,4 +353,5 @@ TEST_MAIN(TEST_ENTRY(slack_return_and_timer) TEST_ENTRY(slack_keeps_min_runtime)
 	  TEST_ENTRY(v4_keeps_runtime_when_idle)
 	  TEST_ENTRY(refresh_gives_debt_plus_one)
 	  TEST_ENTRY(burst_accumulates_and_counts)
+	  TEST_ENTRY(timer_stops_after_idle_period)
 	  TEST_ENTRY(no_burst_no_accumulation))
