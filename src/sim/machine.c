@@ -673,6 +673,17 @@ static void emit_sample(struct sim *s, struct sim_group *g)
 	g->sample_throttled_time = st.throttled_time;
 }
 
+/* A timer of the core's: fire it, act on its decisions, re-arm it for
+ * when the core says (never in the past: time only moves forward). */
+static void fire_core_timer(struct sim *s, struct sim_timer *tm,
+			    int64_t (*fire)(struct cfsbw_group *, int64_t))
+{
+	int64_t next = fire(s->groups[tm->id]->cg, s->now);
+	drain(s);
+	if (next != CFSBW_TIMER_STOP)
+		__timer_arm(&s->evq, tm, next > s->now ? next : s->now + 1);
+}
+
 static void on_timer(struct sim *s, struct sim_timer *tm)
 {
 	switch ((enum sim_timer_kind)tm->kind) {
@@ -686,25 +697,12 @@ static void on_timer(struct sim *s, struct sim_timer *tm)
 	case SIM_T_WAKE:
 		__workload_wake_timer(s, &s->tasks[tm->id]);
 		break;
-	case SIM_T_PERIOD: {
-		/* R10: refresh; the core says when to fire next. */
-		struct sim_group *g = s->groups[tm->id];
-		int64_t next = cfsbw_period_timer_fire(g->cg, s->now);
-		drain(s);
-		if (next != CFSBW_TIMER_STOP)
-			__timer_arm(&s->evq, &g->period_timer,
-				    next > s->now ? next : s->now + 1);
+	case SIM_T_PERIOD: /* R10: the refresh */
+		fire_core_timer(s, tm, cfsbw_period_timer_fire);
 		break;
-	}
-	case SIM_T_SLACK: {
-		struct sim_group *g = s->groups[tm->id];
-		int64_t next = cfsbw_slack_timer_fire(g->cg, s->now);
-		drain(s);
-		if (next != CFSBW_TIMER_STOP)
-			__timer_arm(&s->evq, &g->slack_timer,
-				    next > s->now ? next : s->now + 1);
+	case SIM_T_SLACK:
+		fire_core_timer(s, tm, cfsbw_slack_timer_fire);
 		break;
-	}
 	case SIM_T_SAMPLE: {
 		struct sim_group *g = s->groups[tm->id];
 		emit_sample(s, g);
