@@ -164,6 +164,8 @@ TEST(cpu_shares, "R2")
 	ASSERT_INT(drv_write(&d, g, "cpu.shares", "262144\n"), ==, 0);
 	ASSERT_UINT(cfsbw_group_shares(g), ==, 262144);
 	ASSERT_INT(drv_write(&d, g, "cpu.shares", "x"), ==, -EINVAL);
+	ASSERT_INT(drv_write(&d, g, "cpu.shares", "1"), ==, -EINVAL);
+	ASSERT_INT(drv_write(&d, g, "cpu.shares", "262145"), ==, -EINVAL);
 	ASSERT_UINT(cfsbw_group_shares(g), ==, 262144);
 	drv_fini(&d);
 }
