@@ -8,6 +8,7 @@
  *               entities ordered by virtual runtime, weights from shares
  *   machine.c   CPUs, ticks, sleep and wake-up, throttling as the core
  *               decides it (R7, R10), load balancing (R8, R9), the run
+ *   setup.c     building the machine from a scenario, memory
  *   workload.c  busy, duty, requests, trace; latencies
  *   scenario.c  scenario and trace text
  *   report.c    text and JSON reports
@@ -303,10 +304,14 @@ static inline struct sim_task *task_of(struct sim_entity *se)
 					   offsetof(struct sim_task, se));
 }
 
-/* machine.c: memory through the scenario's allocator, zeroed; NULL when
+/* setup.c: memory through the scenario's allocator, zeroed; NULL when
  * n * size overflows or memory ran out. */
 void *__sim_zalloc(const struct sim *s, size_t n, size_t size);
 void __sim_free(const struct sim *s, void *p);
+
+/* machine.c, for setup.c: the core's callbacks, a CPU's first state. */
+extern const struct cfsbw_ops __sim_core_ops;
+void __cpu_init(struct sim *s, unsigned c);
 
 /* machine.c, for workload.c */
 void __task_set_state(struct sim *s, struct sim_task *t,

@@ -1,0 +1,342 @@
+/*
+ * setup.c - building the machine from a scenario, and taking it down:
+ * the core's tree with the scenario's policy, sysctls and groups (every
+ * setting through the core's file interface, so that R2 applies and an
+ * error names the line), the groups' per-CPU entities, the tasks, and all
+ * memory through the scenario's allocator.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_int.h"
+
+static void *zalloc_with(const struct cfsbw_allocator *a, size_t n,
+			 size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	size_t bytes = n * size;
+	if (bytes == 0)
+		bytes = 1;
+	if (!a)
+		return calloc(1, bytes);
+	return a->alloc(bytes, _Alignof(max_align_t), a->ctx);
+}
+
+void *__sim_zalloc(const struct sim *s, size_t n, size_t size)
+{
+	return zalloc_with(s->alloc, n, size);
+}
+
+void __sim_free(const struct sim *s, void *p)
+{
+	if (!p)
+		return;
+	if (s->alloc)
+		s->alloc->free(p, s->alloc->ctx);
+	else
+		free(p);
+}
+
+static unsigned ilog2u(unsigned v)
+{
+	unsigned k = 0;
+	while (v >>= 1)
+		k++;
+	return k;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void set_error(struct sim_error *err, unsigned line, const char *fmt,
+		      ...)
+{
+	if (!err)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	err->line = line;
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+static const char *errno_text(int e)
+{
+	switch (e) {
+	case -EINVAL:
+		return "Invalid argument";
+	case -ERANGE:
+		return "Numerical result out of range";
+	case -ENOENT:
+		return "No such file or directory";
+	case -EEXIST:
+		return "File exists";
+	case -ENOMEM:
+		return "Cannot allocate memory";
+	default:
+		return "error";
+	}
+}
+
+static int add_group(struct sim *s, struct cfsbw_group *cg)
+{
+	struct sim_group *g = __sim_zalloc(s, 1, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	g->pc = __sim_zalloc(s, s->nr_cpus, sizeof(*g->pc));
+	if (!g->pc) {
+		__sim_free(s, g);
+		return -ENOMEM;
+	}
+	g->cg = cg;
+	g->index = (unsigned)s->nr_groups;
+	g->depth = cfsbw_group_depth(cg);
+	g->parent = cfsbw_group_parent(cg)
+			    ? cfsbw_group_driver_data(cfsbw_group_parent(cg))
+			    : NULL;
+	g->shares = cfsbw_group_shares(cg);
+	cfsbw_group_set_driver_data(cg, g);
+	__timer_init(&g->period_timer, SIM_T_PERIOD, g->index);
+	__timer_init(&g->slack_timer, SIM_T_SLACK, g->index);
+	__timer_init(&g->sample_timer, SIM_T_SAMPLE, g->index);
+	for (unsigned c = 0; c < s->nr_cpus; c++) {
+		struct sim_gcpu *gc = &g->pc[c];
+		gc->group = g;
+		__cfs_rq_init(&gc->q, gc);
+		gc->se.my_q = &gc->q;
+		gc->se.weight = MIN_SHARES_WEIGHT;
+		gc->se.id = s->next_entity_id++;
+		if (g->parent) {
+			gc->se.cfs_rq = &g->parent->pc[c].q;
+			gc->se.parent = g->parent->parent ? &g->parent->pc[c].se
+							  : NULL;
+			gc->se.depth = g->depth - 1;
+		}
+	}
+	s->groups[s->nr_groups++] = g;
+	return 0;
+}
+
+static int setup_groups(struct sim *s, struct sim_error *err)
+{
+	const struct sim_scenario *sc = s->sc;
+	int rc;
+	for (size_t i = 0; i < sc->nr_sysctls; i++) {
+		const struct sim_sysctl_spec *y = &sc->sysctls[i];
+		rc = cfsbw_sysctl_write(s->tree, y->name, y->value);
+		if (rc) {
+			set_error(err, y->line, "sysctl %s %s: %s", y->name,
+				  y->value, errno_text(rc));
+			return rc == -ENOMEM ? rc : -EINVAL;
+		}
+	}
+	if ((rc = add_group(s, cfsbw_tree_root(s->tree))))
+		return rc;
+	for (size_t i = 0; i < sc->nr_groups; i++) {
+		const struct sim_group_spec *gs = &sc->groups[i];
+		struct cfsbw_group *cg = cfsbw_tree_root(s->tree);
+		bool root = !strcmp(gs->path, "/");
+		/* "group / ..." configures the root, which always exists */
+		rc = root ? 0 : cfsbw_group_create(s->tree, gs->path, &cg);
+		if (rc == -ENOENT) {
+			set_error(err, gs->line,
+				  "group %s: its parent is not declared before it",
+				  gs->path);
+			return -EINVAL;
+		}
+		if (rc == -EEXIST) {
+			set_error(err, gs->line, "group %s: declared twice",
+				  gs->path);
+			return -EINVAL;
+		}
+		if (rc) {
+			set_error(err, gs->line, "group %s: %s", gs->path,
+				  rc == -EINVAL ? "not a group path"
+						: errno_text(rc));
+			return rc == -ENOMEM ? rc : -EINVAL;
+		}
+		for (size_t k = 0; k < gs->nr_settings; k++) {
+			const struct sim_setting *st = &gs->settings[k];
+			rc = cfsbw_file_write(cg, st->file, st->value, 0);
+			if (rc == -ENOENT) {
+				set_error(err, gs->line,
+					  "%s=%s: no file %s in this policy",
+					  st->file, st->value, st->file);
+				return -EINVAL;
+			}
+			if (rc) {
+				set_error(err, gs->line, "%s=%s: %s", st->file,
+					  st->value, errno_text(rc));
+				return rc == -ENOMEM ? rc : -EINVAL;
+			}
+		}
+		if (root)
+			s->groups[0]->shares = cfsbw_group_shares(cg);
+		else if ((rc = add_group(s, cg)))
+			return rc;
+	}
+	return 0;
+}
+
+static int setup_tasks(struct sim *s, struct sim_error *err)
+{
+	const struct sim_scenario *sc = s->sc;
+	size_t total = 0;
+	for (size_t i = 0; i < sc->nr_tasks; i++) {
+		struct cfsbw_group *cg =
+			cfsbw_group_find(s->tree, sc->tasks[i].group);
+		if (!cg) {
+			set_error(err, sc->tasks[i].line,
+				  "task %s: no such group (declare it with a "
+				  "group line first)",
+				  sc->tasks[i].group);
+			return -EINVAL;
+		}
+		total += sc->tasks[i].count;
+	}
+	s->lines = __sim_zalloc(s, sc->nr_tasks, sizeof(*s->lines));
+	s->tasks = __sim_zalloc(s, total, sizeof(*s->tasks));
+	if (!s->lines || !s->tasks)
+		return -ENOMEM;
+	s->nr_lines = sc->nr_tasks;
+	size_t k = 0;
+	for (size_t i = 0; i < sc->nr_tasks; i++) {
+		const struct sim_task_spec *ts = &sc->tasks[i];
+		struct sim_line *line = &s->lines[i];
+		struct sim_group *g = cfsbw_group_driver_data(
+			cfsbw_group_find(s->tree, ts->group));
+		line->spec = ts;
+		for (unsigned n = 0; n < ts->count; n++, k++) {
+			struct sim_task *t = &s->tasks[k];
+			t->g = g;
+			t->line = line;
+			t->spec = ts;
+			/* fork balancing: spread in creation order */
+			t->cpu = (unsigned)(k % s->nr_cpus);
+			t->state = SIM_TS_SLEEPING;
+			t->se.weight = NICE_0_LOAD;
+			t->se.id = s->next_entity_id++;
+			t->se.depth = g->depth;
+			t->se.cfs_rq = &g->pc[t->cpu].q;
+			t->link.prev = t->link.next = &t->link;
+			__timer_init(&t->wake, SIM_T_WAKE, (uint32_t)k);
+			s->nr_tasks = k + 1;
+			int rc = __workload_init(s, t);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int sim_create(const struct sim_scenario *sc, struct sim **out,
+	       struct sim_error *err)
+{
+	if (err) {
+		err->line = 0;
+		err->msg[0] = '\0';
+	}
+	if (sc->nr_cpus < 1 || sc->nr_cpus > SIM_MAX_CPUS || sc->hz < SIM_MIN_HZ ||
+	    sc->hz > SIM_MAX_HZ || sc->duration_ns <= 0) {
+		set_error(err, 0, "cpus, hz or duration out of range");
+		return -EINVAL;
+	}
+	struct sim *s = zalloc_with(sc->allocator, 1, sizeof(*s));
+	if (!s) {
+		set_error(err, 0, "out of memory");
+		return -ENOMEM;
+	}
+	s->alloc = sc->allocator;
+	int rc = -ENOMEM;
+	unsigned n = sc->nr_cpus;
+	s->sc = sc;
+	s->nr_cpus = n;
+	s->end_ns = sc->duration_ns;
+	s->tick_ns = CFSBW_NSEC_PER_SEC / sc->hz;
+	/* Linux scales its latency tunables by 1 + log2(min(cpus, 8)). */
+	int64_t factor = 1 + ilog2u(n < 8 ? n : 8);
+	s->latency_ns = 6 * CFSBW_NSEC_PER_MSEC * factor;
+	s->min_gran_ns = 750 * CFSBW_NSEC_PER_USEC * factor;
+	s->wakeup_gran_ns = 1 * CFSBW_NSEC_PER_MSEC * factor;
+	s->nr_latency = 8;
+	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC;
+	__rng_seed(&s->rng, sc->seed);
+	__timer_init(&s->balance_timer, SIM_T_BALANCE, 0);
+	__timer_init(&s->tick_timer, SIM_T_TICK, 0);
+
+	struct cfsbw_tree_config cfg = {
+		.nr_rq = n,
+		.policy = sc->policy,
+		.ops = &__sim_core_ops,
+		.ctx = s,
+		.allocator = sc->allocator,
+	};
+	rc = cfsbw_tree_create(&cfg, &s->tree);
+	if (rc) {
+		set_error(err, 0, "cannot create the group tree: %s",
+			  errno_text(rc));
+		__sim_free(s, s);
+		return rc;
+	}
+	rc = -ENOMEM;
+	s->cpus = __sim_zalloc(s, n, sizeof(*s->cpus));
+	s->groups = __sim_zalloc(s, sc->nr_groups + 1, sizeof(*s->groups));
+	s->cap_pending = 2 * (size_t)n + sc->nr_groups + 64;
+	s->pending = __sim_zalloc(s, s->cap_pending, sizeof(*s->pending));
+	s->resched_list = __sim_zalloc(s, n, sizeof(*s->resched_list));
+	s->idle_mask = __sim_zalloc(s, (n + 63) / 64, sizeof(*s->idle_mask));
+	s->sort_keys = __sim_zalloc(s, n, sizeof(*s->sort_keys));
+	s->sort_count = __sim_zalloc(s, (size_t)n + 1, sizeof(*s->sort_count));
+	if (!s->cpus || !s->groups || !s->pending || !s->resched_list ||
+	    !s->idle_mask || !s->sort_keys || !s->sort_count)
+		goto fail;
+	for (unsigned c = 0; c < n; c++)
+		__cpu_init(s, c);
+	if ((rc = setup_groups(s, err)))
+		goto fail;
+	if ((rc = setup_tasks(s, err)))
+		goto fail;
+	size_t nr_timers = (size_t)n + s->nr_tasks + 3 * s->nr_groups + 2;
+	struct sim_evq_slot *heap;
+	rc = -ENOMEM;
+	if (nr_timers > UINT32_MAX - 1 ||
+	    !(heap = __sim_zalloc(s, nr_timers, sizeof(*heap))))
+		goto fail;
+	__evq_init(&s->evq, heap, (uint32_t)nr_timers);
+	*out = s;
+	return 0;
+fail:
+	if (rc == -ENOMEM && err && !err->msg[0])
+		set_error(err, 0, "out of memory");
+	sim_free(s);
+	return rc;
+}
+
+void sim_free(struct sim *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		__workload_free(s, &s->tasks[i]);
+	for (size_t i = 0; i < s->nr_lines; i++)
+		__sim_free(s, s->lines[i].lat);
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		__sim_free(s, s->groups[i]->pc);
+		__sim_free(s, s->groups[i]);
+	}
+	cfsbw_tree_free(s->tree);
+	__sim_free(s, s->evq.heap);
+	__sim_free(s, s->tasks);
+	__sim_free(s, s->lines);
+	__sim_free(s, s->groups);
+	__sim_free(s, s->cpus);
+	__sim_free(s, s->pending);
+	__sim_free(s, s->resched_list);
+	__sim_free(s, s->idle_mask);
+	__sim_free(s, s->sort_keys);
+	__sim_free(s, s->sort_count);
+	__sim_free(s, s);
+}
