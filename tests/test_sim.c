@@ -521,6 +521,96 @@ TEST(every_failed_allocation_is_clean, "style-faults")
 	ASSERT_INT(lossy, >, 0);
 }
 
+struct rows {
+	int n;
+	int64_t used[4], throttled[4], last_end[4];
+	unsigned accounts[4];
+	int bad;
+};
+
+static void on_row(void *ctx, const struct sim_timeline_row *row)
+{
+	struct rows *r = ctx;
+	int g = !strcmp(row->group, "/") ? 0 : !strcmp(row->group, "/a") ? 1 : 2;
+	/* rows of a group tile the run: each starts where the last ended */
+	if (row->start_ns != r->last_end[g] || row->period_ns <= 0)
+		r->bad++;
+	r->last_end[g] = row->start_ns + row->period_ns;
+	r->used[g] += row->used_ns;
+	r->throttled[g] += row->throttled_time_ns;
+	r->accounts[g] += row->throttled_accounts;
+	r->n++;
+}
+
+TEST(timeline_rows_add_up_to_the_report, "R12 section-7")
+{
+	struct sim_scenario sc;
+	struct sim_error err;
+	struct sim *s;
+	struct rows rows;
+	memset(&rows, 0, sizeof rows);
+	sim_scenario_init(&sc);
+	ASSERT_INT(sim_scenario_parse(&sc,
+				      "cpus 2\nduration 1050ms\n"
+				      "group /a cpu.cfs_quota_us=30000 cpu.cfs_period_us=100000\n"
+				      "group /b cpu.cfs_period_us=250000\n"
+				      "task /a busy count=2\ntask /b duty run=5ms sleep=5ms\n",
+				      &err),
+		   ==, 0);
+	ASSERT_INT(sim_create(&sc, &s, &err), ==, 0);
+	sim_set_timeline(s, on_row, &rows);
+	ASSERT_INT(sim_run(s), ==, 0);
+	/* "/" every 500 ms: 2 rows + a partial one; /a every 100 ms: 10 + 1;
+	 * /b every 250 ms: 4 + 1 */
+	ASSERT_INT(rows.n, ==, 3 + 11 + 5);
+	ASSERT_INT(rows.bad, ==, 0);
+	ASSERT_INT(rows.last_end[1], ==, 1050 * CFSBW_NSEC_PER_MSEC);
+	struct sim_group_result a, b, root;
+	sim_group_result_by_path(s, "/", &root);
+	sim_group_result_by_path(s, "/a", &a);
+	sim_group_result_by_path(s, "/b", &b);
+	ASSERT_INT(rows.used[0], ==, root.usage_ns);
+	ASSERT_INT(rows.used[1], ==, a.usage_ns);
+	ASSERT_INT(rows.used[2], ==, b.usage_ns);
+	ASSERT_INT(rows.throttled[1], ==, (int64_t)a.stats.throttled_time);
+	ASSERT_UINT(rows.accounts[1], ==, a.throttles);
+	ASSERT_UINT(a.throttles, >=, 10); /* 2 CPUs, throttled every period */
+	sim_free(s);
+	sim_scenario_free(&sc);
+}
+
+TEST(trace_replays_its_steps, "section-7")
+{
+	struct sim_scenario sc;
+	struct sim_error err;
+	struct sim *s;
+	sim_scenario_init(&sc);
+	ASSERT_INT(sim_scenario_parse(&sc,
+				      "cpus 1\nduration 1s\n"
+				      "task / trace file=a.csv\n"
+				      "task / trace file=b.csv loop=yes\n",
+				      &err),
+		   ==, 0);
+	/* once: 10 + 20 + 30 ms of CPU, then it exits */
+	ASSERT_INT(sim_trace_parse(&sc.tasks[0],
+				   "10000,5000\n20000,0\n30000,100000\n", &err),
+		   ==, 0);
+	/* in a loop: 1 ms every 10 ms, from t = 0 */
+	ASSERT_INT(sim_trace_parse(&sc.tasks[1], "1000,9000\n", &err), ==, 0);
+	ASSERT_INT(sim_create(&sc, &s, &err), ==, 0);
+	ASSERT_INT(sim_run(s), ==, 0);
+	struct sim_line_result once, loop;
+	sim_line_result(s, 0, &once);
+	sim_line_result(s, 1, &loop);
+	ASSERT_INT(once.cpu_ns, ==, 60 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(once.completed, ==, 3);
+	ASSERT_UINT(loop.completed, >=, 99);
+	ASSERT_UINT(loop.completed, <=, 100);
+	ASSERT_NEAR((double)loop.cpu_ns, 100e6, 1e6);
+	sim_free(s);
+	sim_scenario_free(&sc);
+}
+
 static char *report(const char *text, uint64_t seed, int json)
 {
 	struct run r;
@@ -610,6 +700,8 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(requests_latency_is_service_time_when_alone)
 	  TEST_ENTRY(throttling_stretches_latency_by_the_period)
 	  TEST_ENTRY(exponential_samples_have_the_right_mean)
+	  TEST_ENTRY(timeline_rows_add_up_to_the_report)
+	  TEST_ENTRY(trace_replays_its_steps)
 	  TEST_ENTRY(same_scenario_and_seed_same_output)
 	  TEST_ENTRY(every_failed_allocation_is_clean)
 	  TEST_ENTRY(exponential_sampler_is_pinned))
