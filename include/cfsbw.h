@@ -276,7 +276,8 @@ int64_t cfsbw_slack_timer_fire(struct cfsbw_group *g, int64_t now_ns);
  * A runqueue goes away (a CPU offline, a process that exited): every
  * account on rq gives its unused runtime back to its pool, is unthrottled
  * (counting its throttled time) and forgets its tasks.  The index may be
- * used again afterwards.  A configuration-class call.
+ * used again afterwards.  No callback fires: the runqueue is gone, and
+ * nothing is left to resume on it.  A configuration-class call.
  */
 void cfsbw_rq_offline(struct cfsbw_tree *tree, unsigned rq, int64_t now_ns);
 

@@ -341,6 +341,38 @@ TEST(tree_paths_and_errors, "R3")
 	drv_fini(&d);
 }
 
+/*
+ * R10 with R11: /p (200 ms per 100 ms, never short) over /p/c (10 ms per
+ * 100 ms).  c throttles at 12 ms; its task vanishes from p's counts, so
+ * at 100 ms p's refresh finds no runnable task and stops p's timer.  c's
+ * refresh at the same instant unthrottles c: its task is runnable under p
+ * again, which must start p's timer at once (for 200 ms, on its grid), not
+ * only when p next asks its pool for a slice.
+ */
+TEST(child_unthrottle_restarts_parent_timer, "R10 R11")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *p = drv_group(&d, "/p", 200000, 100000);
+	struct cfsbw_group *c = drv_group(&d, "/p/c", 10000, 100000);
+	drv_enqueue(&d, c, 0);
+	ASSERT_UINT(drv_of(p)->nr_period_starts, ==, 1);
+	for (int k = 1; k <= 3; k++) {
+		d.now = MS(4) * k;
+		drv_charge(&d, c, 0, MS(4));
+	}
+	ASSERT_TRUE(cfsbw_account_throttled(c, 0));
+	ASSERT_UINT(cfsbw_group_h_nr_running(p, 0), ==, 0);
+	drv_advance(&d, MS(100));
+	ASSERT_FALSE(cfsbw_throttled(c, 0));
+	ASSERT_UINT(cfsbw_group_h_nr_running(p, 0), ==, 1);
+	ASSERT_UINT(drv_of(p)->nr_period_starts, ==, 2);
+	ASSERT_INT(drv_of(p)->period_expiry, ==, MS(200));
+	drv_advance(&d, MS(200));
+	ASSERT_INT(drv_stat_field(p, "nr_periods"), ==, 2);
+	drv_fini(&d);
+}
+
 TEST_MAIN(TEST_ENTRY(child_blocked_by_parent)
 	  TEST_ENTRY(own_throttle_survives_parent_unthrottle)
 	  TEST_ENTRY(new_child_of_throttled_parent)
@@ -348,4 +380,5 @@ TEST_MAIN(TEST_ENTRY(child_blocked_by_parent)
 	  TEST_ENTRY(nr_running_follows_throttling)
 	  TEST_ENTRY(settings_are_independent) TEST_ENTRY(tightest_limit_binds)
 	  TEST_ENTRY(rq_offline_returns_and_forgets)
-	  TEST_ENTRY(tree_paths_and_errors))
+	  TEST_ENTRY(tree_paths_and_errors)
+	  TEST_ENTRY(child_unthrottle_restarts_parent_timer))

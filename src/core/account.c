@@ -56,7 +56,7 @@ void __account_unthrottle(struct cfsbw_group *g, struct cfsbw_account *a,
 		g->pool.stats.throttled_time +=
 			(uint64_t)(now_ns - a->throttled_clock);
 	list_del(&a->throttled_link);
-	__hierarchy_unthrottle(g, rq);
+	__hierarchy_unthrottle(g, rq, now_ns);
 	atomic_store_explicit(&a->throttled, 0, memory_order_release);
 	if (g->tree->ops.unthrottle)
 		g->tree->ops.unthrottle(g->tree->ctx, g, rq);

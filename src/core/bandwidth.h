@@ -17,6 +17,10 @@
  * timers refill it) and is touched only under the pool lock.  The flag
  * "throttled" is the hand-over: set by the owner under the lock, cleared
  * (with release order, after the refill) by whoever unthrottles it.
+ *
+ * Lock order: a group's pool lock may be held while an ancestor's is
+ * taken (an unthrottle restarting the ancestors' timers), never the
+ * reverse.
  */
 #ifndef CFSBW_CORE_BANDWIDTH_H
 #define CFSBW_CORE_BANDWIDTH_H
@@ -214,7 +218,8 @@ void __account_give(struct cfsbw_group *g, struct cfsbw_account *a,
 
 /* hierarchy.c: R11 and R9 bookkeeping when an account (un)throttles. */
 void __hierarchy_throttle(struct cfsbw_group *g, unsigned rq);
-void __hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq);
+void __hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
+			    int64_t now_ns);
 void __account_add_h_nr(struct cfsbw_group *g, struct cfsbw_account *a,
 			int delta);
 

@@ -52,12 +52,37 @@ void __hierarchy_throttle(struct cfsbw_group *g, unsigned rq)
 	propagate_h_nr(g, rq, -(int)g->acct[rq].h_nr_running);
 }
 
-void __hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq)
+/*
+ * R10: tasks that reappear under limited ancestors are tasks of those
+ * groups becoming runnable: their period timers start if stopped.  Up to
+ * the first throttled ancestor, which still hides them.  Takes the
+ * ancestors' pool locks while the caller holds g's (descendant first).
+ */
+static void start_ancestor_timers(struct cfsbw_group *g, unsigned rq,
+				  int64_t now_ns)
+{
+	for (struct cfsbw_group *p = g->bw_up; p; p = p->bw_up) {
+		if (!atomic_load_explicit(&p->pool.timer_active,
+					  memory_order_relaxed)) {
+			spin_lock(&p->pool.lock);
+			__pool_start_timer(p, now_ns);
+			spin_unlock(&p->pool.lock);
+		}
+		if (account_is_throttled(&p->acct[rq]))
+			break;
+	}
+}
+
+void __hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
+			    int64_t now_ns)
 {
 	for (struct cfsbw_group *d = g; d; d = __group_next_pre(d, g))
 		atomic_fetch_sub_explicit(&d->acct[rq].throttle_count, 1,
 					  memory_order_relaxed);
-	propagate_h_nr(g, rq, (int)g->acct[rq].h_nr_running);
+	unsigned nr = g->acct[rq].h_nr_running;
+	propagate_h_nr(g, rq, (int)nr);
+	if (nr)
+		start_ancestor_timers(g, rq, now_ns);
 }
 
 void cfsbw_task_enqueue(struct cfsbw_group *g, unsigned rq, int64_t now_ns)

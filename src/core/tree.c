@@ -316,7 +316,7 @@ int cfsbw_group_destroy(struct cfsbw_group *g)
 	/* Its throttled accounts leave the hierarchy's counts (R11). */
 	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++)
 		if (account_is_throttled(&g->acct[rq]))
-			__hierarchy_unthrottle(g, rq);
+			__hierarchy_unthrottle(g, rq, 0);
 
 	struct cfsbw_group **link = &parent->first_child, *prev = NULL;
 	while (*link != g) {
