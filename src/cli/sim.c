@@ -47,7 +47,7 @@ static const char usage[] =
 	"  task /db trace file=steps.csv loop=yes     # run_us,sleep_us lines\n"
 	"\n"
 	"The reference is docs/sim.md; examples are in scenarios/.\n"
-	"Exit status: 0 done, 2 bad usage or a bad scenario.\n";
+	"Exit status: 0 done, 2 bad usage or a bad scenario, 1 out of memory.\n";
 
 /* The whole file (or standard input) as a NUL-terminated string. */
 static char *read_all(const char *path)
