@@ -157,14 +157,21 @@ static bool ring_push(struct sim *s, struct sim_task *t, int64_t arrival,
 		struct sim_request *p = __sim_zalloc(s, cap, sizeof(*p));
 		if (!p)
 			return false;
-		for (uint32_t i = 0; i < t->rq_len; i++)
-			p[i] = t->rq_ring[(t->rq_head + i) % t->rq_cap];
+		/* unwrap: the head's part to the end, then the rest */
+		uint32_t first = t->rq_cap - t->rq_head;
+		if (first > t->rq_len)
+			first = t->rq_len;
+		memcpy(p, t->rq_ring + t->rq_head, first * sizeof(*p));
+		memcpy(p + first, t->rq_ring, (t->rq_len - first) * sizeof(*p));
 		__sim_free(s, t->rq_ring);
 		t->rq_ring = p;
 		t->rq_cap = cap;
 		t->rq_head = 0;
 	}
-	struct sim_request *r = &t->rq_ring[(t->rq_head + t->rq_len) % t->rq_cap];
+	uint32_t tail = t->rq_head + t->rq_len;
+	if (tail >= t->rq_cap)
+		tail -= t->rq_cap;
+	struct sim_request *r = &t->rq_ring[tail];
 	r->arrival_ns = arrival;
 	r->service_ns = service;
 	t->rq_len++;
@@ -173,7 +180,8 @@ static bool ring_push(struct sim *s, struct sim_task *t, int64_t arrival,
 
 static void ring_pop(struct sim_task *t)
 {
-	t->rq_head = (t->rq_head + 1) % t->rq_cap;
+	if (++t->rq_head == t->rq_cap)
+		t->rq_head = 0;
 	t->rq_len--;
 }
 
