@@ -12,8 +12,8 @@
 
 #include "sim/sim_int.h"
 
-static void *zalloc_with(const struct cfsbw_allocator *a, size_t n,
-			 size_t size)
+static void *alloc_with(const struct cfsbw_allocator *a, size_t n,
+			size_t size, bool zero)
 {
 	if (size && n > SIZE_MAX / size)
 		return NULL;
@@ -21,13 +21,24 @@ static void *zalloc_with(const struct cfsbw_allocator *a, size_t n,
 	if (bytes == 0)
 		bytes = 1;
 	if (!a)
-		return calloc(1, bytes);
+		return zero ? calloc(1, bytes) : malloc(bytes);
 	return a->alloc(bytes, _Alignof(max_align_t), a->ctx);
+}
+
+static void *zalloc_with(const struct cfsbw_allocator *a, size_t n,
+			 size_t size)
+{
+	return alloc_with(a, n, size, true);
 }
 
 void *__sim_zalloc(const struct sim *s, size_t n, size_t size)
 {
-	return zalloc_with(s->alloc, n, size);
+	return alloc_with(s->alloc, n, size, true);
+}
+
+void *__sim_alloc(const struct sim *s, size_t n, size_t size)
+{
+	return alloc_with(s->alloc, n, size, false);
 }
 
 void __sim_free(const struct sim *s, void *p)

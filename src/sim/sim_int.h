@@ -307,6 +307,9 @@ static inline struct sim_task *task_of(struct sim_entity *se)
 /* setup.c: memory through the scenario's allocator, zeroed; NULL when
  * n * size overflows or memory ran out. */
 void *__sim_zalloc(const struct sim *s, size_t n, size_t size);
+/* The same, not necessarily zeroed: for arrays filled before they are read
+ * (the queues and records that grow during a run). */
+void *__sim_alloc(const struct sim *s, size_t n, size_t size);
 void __sim_free(const struct sim *s, void *p);
 
 /* machine.c, for setup.c: the core's callbacks, a CPU's first state. */

@@ -55,7 +55,7 @@ void __line_record(struct sim *s, struct sim_line *l, int64_t latency_ns)
 {
 	if (l->nr_lat == l->cap_lat) {
 		size_t cap = l->cap_lat ? 2 * l->cap_lat : 256;
-		int64_t *p = __sim_zalloc(s, cap, sizeof(*p));
+		int64_t *p = __sim_alloc(s, cap, sizeof(*p));
 		if (!p) {
 			l->lat_lost++; /* reported, never fatal */
 			return;
@@ -88,7 +88,7 @@ void __line_finish(struct sim *s, struct sim_line *l)
 	size_t n = l->nr_lat;
 	if (n < 2)
 		return;
-	int64_t *tmp = n > 64 ? __sim_zalloc(s, n, sizeof(*tmp)) : NULL;
+	int64_t *tmp = n > 64 ? __sim_alloc(s, n, sizeof(*tmp)) : NULL;
 	size_t *count = tmp ? __sim_zalloc(s, RADIX, sizeof(*count)) : NULL;
 	if (!count) {
 		__sim_free(s, tmp);
@@ -154,7 +154,7 @@ static bool ring_push(struct sim *s, struct sim_task *t, int64_t arrival,
 		if (t->rq_cap > UINT32_MAX / 2)
 			return false;
 		uint32_t cap = 2 * t->rq_cap;
-		struct sim_request *p = __sim_zalloc(s, cap, sizeof(*p));
+		struct sim_request *p = __sim_alloc(s, cap, sizeof(*p));
 		if (!p)
 			return false;
 		/* unwrap: the head's part to the end, then the rest */
