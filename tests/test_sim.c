@@ -361,6 +361,26 @@ TEST(balancing_never_moves_throttled_tasks, "R8")
 	run_end(&r);
 }
 
+TEST(balancing_by_load_evens_out_groups, "section-7 R8")
+{
+	struct run r;
+	/* equal shares, 1 and 3 busy tasks on 2 CPUs: by count the CPUs look
+	 * balanced (2 and 2) but /a would get 0.75 CPU; by load one of /b's
+	 * tasks moves next to its siblings and each group gets one CPU */
+	ASSERT_INT(run_start(&r,
+			     "cpus 2\nduration 10s\n"
+			     "group /a\ngroup /b\n"
+			     "task /a busy\ntask /b busy count=3\n"),
+		   ==, 0);
+	ASSERT_NEAR(cores(&r, "/a"), 1.0, 0.01);
+	ASSERT_NEAR(cores(&r, "/b"), 1.0, 0.01);
+	struct sim_totals t;
+	sim_totals(r.s, &t);
+	ASSERT_UINT(t.migrations, >=, 1);
+	ASSERT_UINT(t.migrations, <=, 3); /* and then it stays */
+	run_end(&r);
+}
+
 TEST(woken_task_goes_to_an_idle_cpu, "section-7")
 {
 	struct run r;
@@ -695,6 +715,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(usage_per_period_respects_quota)
 	  TEST_ENTRY(policies_upstream_and_hardlimits_selectable)
 	  TEST_ENTRY(balancing_never_moves_throttled_tasks)
+	  TEST_ENTRY(balancing_by_load_evens_out_groups)
 	  TEST_ENTRY(woken_task_goes_to_an_idle_cpu)
 	  TEST_ENTRY(duty_phase_puts_tasks_out_of_step)
 	  TEST_ENTRY(requests_latency_is_service_time_when_alone)

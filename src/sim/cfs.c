@@ -227,7 +227,7 @@ void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
 }
 
 /* One group's weight on one CPU: shares * local load / group load. */
-static void reweight_one(struct sim_group *g, unsigned cpu)
+void __cfs_reweight_group(struct sim_group *g, unsigned cpu)
 {
 	struct sim_gcpu *gc = &g->pc[cpu];
 	/* R8: a throttled queue takes no share of the group's weight. */
@@ -250,7 +250,7 @@ void __cfs_reweight_path(struct sim *s, struct sim_group *g, unsigned cpu)
 {
 	(void)s;
 	for (; g && g->parent; g = g->parent)
-		reweight_one(g, cpu);
+		__cfs_reweight_group(g, cpu);
 }
 
 /*

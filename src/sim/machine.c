@@ -399,48 +399,92 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A CPU's load: the weights queued at its root, running entity included
+ * (weighted_cpuload).  Throttled entities are off the queue: R8. */
+static uint64_t cpu_load(const struct sim *s, unsigned c)
+{
+	return s->groups[0]->pc[c].q.load;
+}
+
+/* What task t adds to its CPU's load: its weight, scaled at each level by
+ * the share its queue's group entity has of it (task_h_load). */
+static uint64_t task_h_load(const struct sim_task *t)
+{
+	uint64_t h = t->se.weight;
+	for (const struct sim_entity *se = &t->se; se->parent; se = se->parent) {
+		uint64_t load = se->cfs_rq->load;
+		h = load ? h * se->parent->weight / load : h;
+	}
+	return h;
+}
+
 /*
- * Periodic balancing: pair the most loaded CPUs (by R9's count of tasks
- * that can run) with the least loaded and pull one task per pair while
- * they differ by two or more.  Keys are (count, cpu), a total order, so
- * any sort gives the same pairs.
+ * Pull one queued task from src to dst that narrows their difference in
+ * load (diff): one whose load is under half of it, so that moving it
+ * cannot swap the roles and send it back at the next pass.  R8 as in
+ * pull_one().
+ */
+static bool pull_load(struct sim *s, unsigned src, unsigned dst, uint64_t diff)
+{
+	struct sim_cpu *from = &s->cpus[src];
+	for (struct sim_list *l = from->tasks.next; l != &from->tasks;
+	     l = l->next) {
+		struct sim_task *t = task_of_link(l);
+		if (t == from->curr || cfsbw_throttled(t->g->cg, src) ||
+		    cfsbw_throttled(t->g->cg, dst))
+			continue;
+		if (2 * task_h_load(t) >= diff)
+			continue;
+		migrate_task(s, t, dst, false);
+		return true;
+	}
+	return false;
+}
+
+/* Loads within 17% of each other count as balanced (imbalance_pct). */
+#define IMBALANCE_PCT 117u
+/* Busy CPUs balance one pass in BUSY_FACTOR (Linux's busy_factor): a
+ * task is moved off a busy CPU far less often than onto an idle one. */
+#define BUSY_FACTOR 32u
+
+/*
+ * Periodic balancing, by load as Linux does: sort the CPUs by load, then
+ * pair the most loaded with the least loaded and move one task per pair
+ * while they are out of balance.  An idle CPU takes any queued task from
+ * a CPU with two or more that can run (R9), at every pass; a busy one, at
+ * one pass in BUSY_FACTOR, only a task that narrows the difference.  Keys
+ * are (load, cpu), a total order, so any sort gives the same pairs.
  */
 static void balance(struct sim *s)
 {
 	unsigned n = s->nr_cpus;
-	if (s->nr_overloaded == 0)
-		return;
-	unsigned lo_nr = UINT32_MAX, hi_nr = 0;
+	bool busy_pass = ++s->balance_passes % BUSY_FACTOR == 0;
+	if (s->nr_overloaded == 0 || (!busy_pass && s->nr_idle == 0))
+		return; /* no CPU has a task to spare, or none to take it */
+	uint64_t lo_load = UINT64_MAX, hi_load = 0;
 	for (unsigned c = 0; c < n; c++) {
-		unsigned nr = s->cpus[c].nr;
-		lo_nr = nr < lo_nr ? nr : lo_nr;
-		hi_nr = nr > hi_nr ? nr : hi_nr;
-		s->sort_keys[c] = (uint64_t)nr << 32 | c;
+		uint64_t load = cpu_load(s, c);
+		lo_load = load < lo_load ? load : lo_load;
+		hi_load = load > hi_load ? load : hi_load;
+		s->sort_keys[c] = load << 13 | c; /* c < 8192; loads < 2^50 */
 	}
-	if (hi_nr < lo_nr + 2)
+	if (hi_load * 100 <= lo_load * IMBALANCE_PCT)
 		return;
-	if (hi_nr - lo_nr < n) {
-		/* counting sort by count, CPUs in index order within a count:
-		 * the same order as sorting the keys, in linear time */
-		unsigned range = hi_nr - lo_nr + 1;
-		memset(s->sort_count, 0, (range + 1) * sizeof(*s->sort_count));
-		for (unsigned c = 0; c < n; c++)
-			s->sort_count[s->cpus[c].nr - lo_nr + 1]++;
-		for (unsigned k = 1; k <= range; k++)
-			s->sort_count[k] += s->sort_count[k - 1];
-		for (unsigned c = 0; c < n; c++)
-			s->sort_keys[s->sort_count[s->cpus[c].nr - lo_nr]++] =
-				(uint64_t)s->cpus[c].nr << 32 | c;
-	} else {
-		qsort(s->sort_keys, n, sizeof(*s->sort_keys), cmp_u64);
-	}
+	qsort(s->sort_keys, n, sizeof(*s->sort_keys), cmp_u64);
 	unsigned lo = 0, hi = n - 1;
 	while (lo < hi) {
-		unsigned dst = (unsigned)(s->sort_keys[lo] & 0xffffffffu);
-		unsigned src = (unsigned)(s->sort_keys[hi] & 0xffffffffu);
-		if (s->cpus[src].nr < s->cpus[dst].nr + 2)
+		unsigned dst = (unsigned)(s->sort_keys[lo] & 8191u);
+		unsigned src = (unsigned)(s->sort_keys[hi] & 8191u);
+		uint64_t ls = cpu_load(s, src), ld = cpu_load(s, dst);
+		if (ls * 100 <= ld * IMBALANCE_PCT)
 			break;
-		if (pull_one(s, src, dst, false))
+		if (s->cpus[dst].nr > 0 && !busy_pass)
+			break; /* the idle CPUs are served */
+		bool moved = false;
+		if (s->cpus[src].nr >= 2)
+			moved = s->cpus[dst].nr == 0 ? pull_one(s, src, dst, false)
+						     : pull_load(s, src, dst, ls - ld);
+		if (moved)
 			lo++;
 		else
 			hi--;
@@ -716,6 +760,20 @@ static void on_timer(struct sim *s, struct sim_timer *tm)
 	}
 }
 
+/*
+ * Every group's weight on every CPU from the current loads, children
+ * before parents (a child's weight is part of its parent's queue load).
+ * Weights are otherwise updated lazily, on the CPU and path that changes;
+ * at time 0 every task arrived at once and the first CPUs' weights were
+ * computed before the group's later tasks existed.
+ */
+static void refresh_shares(struct sim *s)
+{
+	for (size_t i = s->nr_groups; i-- > 1;)
+		for (unsigned c = 0; c < s->nr_cpus; c++)
+			__cfs_reweight_group(s->groups[i], c);
+}
+
 void sim_set_timeline(struct sim *s, sim_timeline_fn *fn, void *ctx)
 {
 	s->timeline = fn;
@@ -727,6 +785,7 @@ int sim_run(struct sim *s)
 	SIM_BUG_ON(s->now != 0 || s->events != 0);
 	for (size_t i = 0; i < s->nr_tasks; i++)
 		__workload_start(s, &s->tasks[i]);
+	refresh_shares(s);
 	process_resched(s);
 	if (s->nr_cpus > 1)
 		__timer_arm(&s->evq, &s->balance_timer, s->balance_ns);

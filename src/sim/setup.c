@@ -273,7 +273,9 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 	s->min_gran_ns = 750 * CFSBW_NSEC_PER_USEC * factor;
 	s->wakeup_gran_ns = 1 * CFSBW_NSEC_PER_MSEC * factor;
 	s->nr_latency = 8;
-	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC;
+	/* larger machines balance less often, as Linux's wider domains do:
+	 * 4 ms up to 64 CPUs, 4 ms more per 64 CPUs beyond */
+	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC * (int64_t)((n + 63) / 64);
 	__rng_seed(&s->rng, sc->seed);
 	__timer_init(&s->balance_timer, SIM_T_BALANCE, 0);
 	__timer_init(&s->tick_timer, SIM_T_TICK, 0);
@@ -300,9 +302,8 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 	s->resched_list = __sim_zalloc(s, n, sizeof(*s->resched_list));
 	s->idle_mask = __sim_zalloc(s, (n + 63) / 64, sizeof(*s->idle_mask));
 	s->sort_keys = __sim_zalloc(s, n, sizeof(*s->sort_keys));
-	s->sort_count = __sim_zalloc(s, (size_t)n + 1, sizeof(*s->sort_count));
 	if (!s->cpus || !s->groups || !s->pending || !s->resched_list ||
-	    !s->idle_mask || !s->sort_keys || !s->sort_count)
+	    !s->idle_mask || !s->sort_keys)
 		goto fail;
 	for (unsigned c = 0; c < n; c++)
 		__cpu_init(s, c);
@@ -348,6 +349,5 @@ void sim_free(struct sim *s)
 	__sim_free(s, s->resched_list);
 	__sim_free(s, s->idle_mask);
 	__sim_free(s, s->sort_keys);
-	__sim_free(s, s->sort_count);
 	__sim_free(s, s);
 }

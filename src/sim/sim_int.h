@@ -171,6 +171,7 @@ void __cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void __cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
 			struct sim_entity *se);
+void __cfs_reweight_group(struct sim_group *g, unsigned cpu);
 void __cfs_reweight_path(struct sim *s, struct sim_group *g, unsigned cpu);
 void __cfs_enqueue_path(struct sim *s, struct sim_entity *se, unsigned cpu);
 void __cfs_dequeue_path(struct sim *s, struct sim_entity *se, unsigned cpu);
@@ -289,7 +290,7 @@ struct sim {
 	unsigned nr_idle;
 	unsigned nr_overloaded; /* CPUs whose R9 count is >= 2 */
 	uint64_t *sort_keys;
-	unsigned *sort_count;   /* [nr_cpus + 1], for the counting sort */
+	uint64_t balance_passes;
 	uint32_t next_entity_id;
 	sim_timeline_fn *timeline;
 	void *timeline_ctx;
