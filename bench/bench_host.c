@@ -180,11 +180,9 @@ static struct result run_one(const struct workload *w, enum limiter l,
 	if (pid == 0) {
 		close(out[0]);
 		dup2(out[1], 1);
-		if (l != L_CFSBW) {
-			/* the workload's own chatter ("forky: N children") */
-			int devnull = open("/dev/null", O_WRONLY);
-			dup2(devnull, 2);
-		}
+		/* the workload's own chatter ("forky: N children") */
+		int devnull = open("/dev/null", O_WRONLY);
+		dup2(devnull, 2);
 		if (l == L_KERNEL) {
 			char me[16];
 			snprintf(me, sizeof me, "%d", (int)getpid());

@@ -7,11 +7,13 @@
  * reaped tree plus its own.  Wall clocks are used only to turn CPU time into
  * cores.
  *
- * Tolerances (docs/host.md, "Tests"): on this 2-core machine, loaded by
- * parallel builds, 40 runs of each test showed errors within ±0.8 % of the
- * target for saturated groups; the assertions allow 3 %.  A group that
- * the machine cannot saturate (other load took the CPUs) is checked only
- * against the upper bound, never against the target.
+ * Tolerances (docs/host.md, section 7), measured: 6 rounds of this file on
+ * this 2-core machine while other engineers built and tested, 3 of them
+ * with an extra 2-thread busy hog: every run where the group saturated was
+ * within -1.4 % .. +1.7 % of its target, and cfsbw's usage_ns within 2 ms
+ * of the kernel's count.  The assertions allow 3 % and 2 % + 20 ms.  A
+ * group that the machine could not saturate (other load took the CPUs) is
+ * checked against R13's bound only, never against the target.
  */
 #include "harness.h"
 #include "test_host.h"
