@@ -17,6 +17,14 @@
  * Borrowing reads and writes other runqueues' accounts: this policy is
  * meant for single-threaded drivers (the simulator).  Its refresh walks
  * every runqueue, which is one of the costs the v4 design avoids.
+ *
+ * A property of the design, kept on purpose: the refresh lets a throttled
+ * runqueue borrow from runqueues whose used time has already decayed in
+ * the same refresh, and then decays its own used time by its enlarged
+ * runtime.  The lent runtime is thus counted twice in that refresh, and a
+ * saturated group gets a little more than n x runtime per period (2.08
+ * cores for 4 x 50 ms / 100 ms at HZ 250 in the simulator).  Seed 011's
+ * do_sched_rt_period_timer balances and decays in the same order.
  */
 #include "core/bandwidth.h"
 
