@@ -11,11 +11,14 @@
  * that an account ran dry within one tick (4 ms at HZ=250), without any
  * polling; it then charges again, and the core either hands out another
  * slice (re-arm) or throttles (R7: the process is stopped, trace.c).  The
- * period timer (R10) is a timerfd on CLOCK_MONOTONIC, the clock of "now".
+ * period timer (R10) is a POSIX timer on CLOCK_MONOTONIC, the clock of
+ * "now".
  *
- * Every event arrives on one poll(): a signalfd (SIGCHLD for ptrace stops,
- * the CPU-timer signal, SIGINT/SIGTERM/SIGHUP) and timerfds (period, slack,
- * --stat-interval).
+ * Every event is a signal, read from one blocking signalfd: SIGCHLD (ptrace
+ * stops and exits), the CPU-timer signal (value: the runqueue), the host
+ * timer signal (value: period, slack or --stat-interval), and SIGINT,
+ * SIGTERM, SIGHUP.  One read() returns a batch; there is no poll() and no
+ * file descriptor per timer (each system call counts: docs/host.md).
  */
 #include <errno.h>
 #include <poll.h>
@@ -24,7 +27,6 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,14 +55,11 @@ static int64_t clock_ns(clockid_t clock)
 	return (int64_t)ts.tv_sec * CFSBW_NSEC_PER_SEC + ts.tv_nsec;
 }
 
-/* Arm (or, with 0, disarm) a timerfd at an absolute CLOCK_MONOTONIC time. */
-static void timerfd_at(int fd, int64_t expires_ns)
+/* Arm a host timer at an absolute CLOCK_MONOTONIC time. */
+static void host_timer_at(timer_t t, int64_t expires_ns)
 {
-	struct itimerspec its = {{0, 0}, ns_to_ts(expires_ns)};
-	if (expires_ns > 0 && its.it_value.tv_sec == 0 &&
-	    its.it_value.tv_nsec == 0)
-		its.it_value.tv_nsec = 1;
-	timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+	struct itimerspec its = {{0, 0}, ns_to_ts(expires_ns > 0 ? expires_ns : 1)};
+	timer_settime(t, TIMER_ABSTIME, &its, NULL);
 }
 
 /* ---- the core's callbacks (run inside core calls: record and act) ---- */
@@ -100,7 +99,7 @@ static void cb_period_timer_start(void *ctx, struct cfsbw_group *g,
 	(void)g;
 	h->period_armed = true;
 	h->period_expires_ns = expires_ns;
-	timerfd_at(h->period_fd, expires_ns);
+	host_timer_at(h->timers[HOST_TIMER_PERIOD], expires_ns);
 }
 
 static void cb_slack_timer_start(void *ctx, struct cfsbw_group *g,
@@ -108,7 +107,7 @@ static void cb_slack_timer_start(void *ctx, struct cfsbw_group *g,
 {
 	struct cfsbw_host *h = ctx;
 	(void)g;
-	timerfd_at(h->slack_fd, expires_ns);
+	host_timer_at(h->timers[HOST_TIMER_SLACK], expires_ns);
 }
 
 static const struct cfsbw_ops host_ops = {
@@ -256,8 +255,9 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 	if (!h)
 		goto fail_alloc;
 	h->cfg = *cfg;
-	h->sig_fd = h->period_fd = h->slack_fd = h->stat_fd = -1;
+	h->sig_fd = -1;
 	h->cputimer_signo = SIGRTMIN + 2;
+	h->timer_signo = SIGRTMIN + 3;
 	err = __proc_table_init(h);
 	if (err < 0)
 		goto fail_table;
@@ -275,12 +275,17 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 	if (err < 0)
 		goto fail_group;
 
-	h->period_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	h->slack_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	h->stat_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
-	if (h->period_fd < 0 || h->slack_fd < 0 || h->stat_fd < 0) {
-		err = -errno;
-		goto fail_fds;
+	for (int i = 0; i < HOST_NR_TIMERS; i++) {
+		struct sigevent sev;
+		memset(&sev, 0, sizeof sev);
+		sev.sigev_notify = SIGEV_SIGNAL;
+		sev.sigev_signo = h->timer_signo;
+		sev.sigev_value.sival_int = i;
+		if (timer_create(CLOCK_MONOTONIC, &sev, &h->timers[i]) < 0) {
+			err = -errno;
+			goto fail_timers;
+		}
+		h->nr_timers = i + 1;
 	}
 
 	/* Every event is read from the signalfd, never by a handler. */
@@ -288,11 +293,12 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
 	sigaddset(&set, h->cputimer_signo);
+	sigaddset(&set, h->timer_signo);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, &h->old_mask);
-	h->sig_fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	h->sig_fd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (h->sig_fd < 0) {
 		err = -errno;
 		goto fail_sigfd;
@@ -302,13 +308,9 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 
 fail_sigfd:
 	sigprocmask(SIG_SETMASK, &h->old_mask, NULL);
-fail_fds:
-	if (h->period_fd >= 0)
-		close(h->period_fd);
-	if (h->slack_fd >= 0)
-		close(h->slack_fd);
-	if (h->stat_fd >= 0)
-		close(h->stat_fd);
+fail_timers:
+	for (int i = 0; i < h->nr_timers; i++)
+		timer_delete(h->timers[i]);
 fail_group:
 	cfsbw_tree_free(h->tree);
 fail_tree:
@@ -329,9 +331,8 @@ void cfsbw_host_destroy(struct cfsbw_host *h)
 		if (h->procs[rq] && h->procs[rq]->timer_ok)
 			timer_delete(h->procs[rq]->timer);
 	close(h->sig_fd);
-	close(h->period_fd);
-	close(h->slack_fd);
-	close(h->stat_fd);
+	for (int i = 0; i < h->nr_timers; i++)
+		timer_delete(h->timers[i]);
 	sigprocmask(SIG_SETMASK, &h->old_mask, NULL);
 	cfsbw_tree_free(h->tree);
 	__proc_table_free(h);
@@ -389,20 +390,15 @@ static void charge_all(struct cfsbw_host *h)
 
 static void on_period_timer(struct cfsbw_host *h)
 {
-	uint64_t ticks;
-	if (read(h->period_fd, &ticks, sizeof ticks) != (ssize_t)sizeof ticks)
-		return;
 	if (!h->period_armed)
-		return;
+		return; /* a stale expiry: the core stopped the timer since */
 	int64_t now = cfsbw_host_now_ns();
-	if (now < h->period_expires_ns)
-		now = h->period_expires_ns;
 	int64_t next = cfsbw_period_timer_fire(h->group, now);
 	if (next == CFSBW_TIMER_STOP) {
 		h->period_armed = false;
 	} else {
 		h->period_expires_ns = next;
-		timerfd_at(h->period_fd, next);
+		host_timer_at(h->timers[HOST_TIMER_PERIOD], next);
 	}
 	/* R10: resumed processes are charged what they ran and re-armed. */
 	__host_run_arm_list(h);
@@ -410,23 +406,34 @@ static void on_period_timer(struct cfsbw_host *h)
 
 static void on_slack_timer(struct cfsbw_host *h)
 {
-	uint64_t ticks;
-	if (read(h->slack_fd, &ticks, sizeof ticks) != (ssize_t)sizeof ticks)
-		return;
 	int64_t next = cfsbw_slack_timer_fire(h->group, cfsbw_host_now_ns());
 	if (next != CFSBW_TIMER_STOP)
-		timerfd_at(h->slack_fd, next);
+		host_timer_at(h->timers[HOST_TIMER_SLACK], next);
 	__host_run_arm_list(h);
 }
 
 static void on_stat_timer(struct cfsbw_host *h)
 {
-	uint64_t ticks;
-	if (read(h->stat_fd, &ticks, sizeof ticks) != (ssize_t)sizeof ticks)
-		return;
 	charge_all(h);
 	if (h->cfg.on_stat)
 		h->cfg.on_stat(h->cfg.ctx, h);
+}
+
+static void on_host_timer(struct cfsbw_host *h, int which)
+{
+	switch (which) {
+	case HOST_TIMER_PERIOD:
+		on_period_timer(h);
+		break;
+	case HOST_TIMER_SLACK:
+		on_slack_timer(h);
+		break;
+	case HOST_TIMER_STAT:
+		on_stat_timer(h);
+		break;
+	default:
+		break;
+	}
 }
 
 static void on_cputimer(struct cfsbw_host *h, int rq)
@@ -442,26 +449,31 @@ static void on_cputimer(struct cfsbw_host *h, int rq)
 }
 
 /*
- * Read every pending signal; returns the first of SIGINT, SIGTERM, SIGHUP
- * (and whether a process sent it, rather than the terminal), or 0.
+ * Wait for signals and handle a batch; returns the first of SIGINT,
+ * SIGTERM, SIGHUP (and whether a process sent it, rather than the
+ * terminal), or 0.  The first read blocks; more are read only when a batch
+ * filled the buffer.
  */
-static int drain_signals(struct cfsbw_host *h, bool *from_process)
+static int handle_signals(struct cfsbw_host *h, bool *from_process)
 {
 	struct signalfd_siginfo si[32];
 	int stop_sig = 0;
 	bool chld = false;
 	for (;;) {
 		ssize_t n = read(h->sig_fd, si, sizeof si);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0)
 			break;
 		size_t count = (size_t)n / sizeof si[0];
-		bool more = count == sizeof si / sizeof si[0];
 		for (size_t i = 0; i < count; i++) {
 			int signo = (int)si[i].ssi_signo;
 			if (signo == SIGCHLD) {
 				chld = true;
 			} else if (signo == h->cputimer_signo) {
 				on_cputimer(h, si[i].ssi_int);
+			} else if (signo == h->timer_signo) {
+				on_host_timer(h, si[i].ssi_int);
 			} else if (!stop_sig) {
 				stop_sig = signo;
 				*from_process = si[i].ssi_code == SI_USER ||
@@ -469,8 +481,11 @@ static int drain_signals(struct cfsbw_host *h, bool *from_process)
 						si[i].ssi_code == SI_TKILL;
 			}
 		}
-		if (!more)
-			break; /* a short read: nothing left, spare a call */
+		if (count < sizeof si / sizeof si[0])
+			break;
+		struct pollfd pfd = {h->sig_fd, POLLIN, 0};
+		if (poll(&pfd, 1, 0) != 1)
+			break;
 	}
 	if (chld)
 		__trace_reap(h);
@@ -515,13 +530,13 @@ static void wait_command(struct cfsbw_host *h, int sig, bool from_process)
 		}
 		if (pid < 0 && errno == ECHILD)
 			return;
-		struct pollfd pfd = {h->sig_fd, POLLIN, 0};
-		poll(&pfd, 1, -1);
-		struct signalfd_siginfo si;
-		while (read(h->sig_fd, &si, sizeof si) == (ssize_t)sizeof si) {
-			int s = (int)si.ssi_signo;
+		/* Sleep until a signal: SIGCHLD when the command exits. */
+		struct signalfd_siginfo si[32];
+		ssize_t n = read(h->sig_fd, si, sizeof si);
+		for (ssize_t i = 0; i < n / (ssize_t)sizeof si[0]; i++) {
+			int s = (int)si[i].ssi_signo;
 			if ((s == SIGINT || s == SIGTERM || s == SIGHUP) &&
-			    si.ssi_code == SI_USER)
+			    si[i].ssi_code == SI_USER)
 				kill(h->root_pid, s);
 		}
 	}
@@ -535,30 +550,16 @@ int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)
 	if (h->cfg.stat_interval_ns > 0) {
 		struct itimerspec its = {ns_to_ts(h->cfg.stat_interval_ns),
 					 ns_to_ts(h->cfg.stat_interval_ns)};
-		timerfd_settime(h->stat_fd, 0, &its, NULL);
+		timer_settime(h->timers[HOST_TIMER_STAT], 0, &its, NULL);
 	}
 	int sig = 0;
 	bool from_process = false;
 	/* A SIGCHLD may have come before the loop: look first. */
 	__trace_reap(h);
-	while (!h->root_gone && !sig) {
-		struct pollfd pfd[4] = {
-			{h->sig_fd, POLLIN, 0},
-			{h->period_fd, POLLIN, 0},
-			{h->slack_fd, POLLIN, 0},
-			{h->stat_fd, POLLIN, 0},
-		};
-		if (poll(pfd, 4, -1) < 0 && errno != EINTR)
-			return -errno;
-		if (pfd[0].revents)
-			sig = drain_signals(h, &from_process);
-		if (pfd[1].revents)
-			on_period_timer(h);
-		if (pfd[2].revents)
-			on_slack_timer(h);
-		if (pfd[3].revents)
-			on_stat_timer(h);
-	}
+	while (!h->root_gone && !sig)
+		sig = handle_signals(h, &from_process);
+	struct itimerspec off = {{0, 0}, {0, 0}};
+	timer_settime(h->timers[HOST_TIMER_STAT], 0, &off, NULL);
 	int64_t end = cfsbw_host_now_ns();
 	charge_all(h);
 	cfsbw_group_stats(h->group, &res->stats);

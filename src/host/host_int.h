@@ -62,6 +62,14 @@ struct host_proc {
 	struct host_thread *threads;
 };
 
+/* The driver's own timers, on CLOCK_MONOTONIC. */
+enum host_timer {
+	HOST_TIMER_PERIOD, /* R10 */
+	HOST_TIMER_SLACK,  /* upstream policy */
+	HOST_TIMER_STAT,   /* --stat-interval */
+	HOST_NR_TIMERS
+};
+
 /* A tid whose first stop came before its creator's fork event. */
 #define HOST_MAX_EARLY 64
 
@@ -84,10 +92,10 @@ struct cfsbw_host {
 	/* host.c */
 	sigset_t old_mask; /* the caller's, restored in the command */
 	int sig_fd;
-	int slack_fd;
-	int period_fd;
-	int stat_fd;
-	int cputimer_signo;
+	int cputimer_signo; /* CPU-time timers; value: the runqueue */
+	int timer_signo;    /* host timers; value: enum host_timer */
+	timer_t timers[HOST_NR_TIMERS];
+	int nr_timers;
 	bool period_armed;
 	int64_t period_expires_ns;
 	/* Unthrottled processes to charge and re-arm after a core call. */
