@@ -72,6 +72,8 @@ enum host_timer {
 
 /* A tid whose first stop came before its creator's fork event. */
 #define HOST_MAX_EARLY 64
+/* How long such a tid may be held waiting to be named: 100 ms. */
+#define HOST_EARLY_MAX_NS (100 * CFSBW_NSEC_PER_MSEC)
 
 struct cfsbw_host {
 	struct cfsbw_tree *tree;
@@ -87,6 +89,7 @@ struct cfsbw_host {
 	unsigned nr_free_rq;
 	unsigned nr_live;
 	pid_t early[HOST_MAX_EARLY];
+	int64_t early_since_ns[HOST_MAX_EARLY];
 	unsigned nr_early;
 
 	/* host.c */
@@ -132,7 +135,9 @@ bool __thread_forget(struct cfsbw_host *h, struct host_thread *t);
 void __proc_free(struct cfsbw_host *h, struct host_proc *p);
 bool __early_take(struct cfsbw_host *h, pid_t tid);
 /* false when full: the caller lets the tid run on, unregistered for now. */
-bool __early_add(struct cfsbw_host *h, pid_t tid);
+bool __early_add(struct cfsbw_host *h, pid_t tid, int64_t now_ns);
+void __early_expire(struct cfsbw_host *h, int64_t now_ns,
+		    void (*release)(pid_t tid));
 
 /* host.c: a process joins or leaves the core (R9, R10, R13). */
 int __host_proc_join(struct cfsbw_host *h, struct host_proc *p,

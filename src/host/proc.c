@@ -164,21 +164,47 @@ void __proc_free(struct cfsbw_host *h, struct host_proc *p)
  * A child born traced may report its first stop before its parent reports
  * the fork event that names it; such tids wait here (a handful at most).
  */
-bool __early_add(struct cfsbw_host *h, pid_t tid)
+bool __early_add(struct cfsbw_host *h, pid_t tid, int64_t now_ns)
 {
 	if (h->nr_early >= HOST_MAX_EARLY)
 		return false;
+	h->early_since_ns[h->nr_early] = now_ns;
 	h->early[h->nr_early++] = tid;
 	return true;
+}
+
+static void early_remove(struct cfsbw_host *h, unsigned i)
+{
+	h->nr_early--;
+	h->early[i] = h->early[h->nr_early];
+	h->early_since_ns[i] = h->early_since_ns[h->nr_early];
 }
 
 bool __early_take(struct cfsbw_host *h, pid_t tid)
 {
 	for (unsigned i = 0; i < h->nr_early; i++) {
 		if (h->early[i] == tid) {
-			h->early[i] = h->early[--h->nr_early];
+			early_remove(h, i);
 			return true;
 		}
 	}
 	return false;
+}
+
+/*
+ * A held tid whose creator never named it (its creator was not traced: a
+ * thread of a --pid target that appeared while we attached) must not stay
+ * stopped: after HOST_EARLY_MAX_NS it is let go, ungoverned.
+ */
+void __early_expire(struct cfsbw_host *h, int64_t now_ns,
+		    void (*release)(pid_t tid))
+{
+	for (unsigned i = 0; i < h->nr_early;) {
+		if (now_ns - h->early_since_ns[i] > HOST_EARLY_MAX_NS) {
+			release(h->early[i]);
+			early_remove(h, i);
+		} else {
+			i++;
+		}
+	}
 }

@@ -199,7 +199,7 @@ static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
 		 * escapes (a child may live less than a tick).
 		 */
 		if (event == PTRACE_EVENT_STOP && h->nr_free_rq &&
-		    __early_add(h, tid))
+		    __early_add(h, tid, cfsbw_host_now_ns()))
 			return;
 		pt(PTRACE_CONT, tid, event ? 0 : sig_data(sig));
 		return;
@@ -233,6 +233,11 @@ static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
 		thread_cont(t, 0);
 		return;
 	}
+}
+
+static void release_untracked(pid_t tid)
+{
+	pt(PTRACE_DETACH, tid, 0);
 }
 
 /*
@@ -276,6 +281,8 @@ void __trace_reap(struct cfsbw_host *h)
 		else if (WIFEXITED(status) || WIFSIGNALED(status))
 			on_exit_status(h, tid, status);
 	}
+	if (h->nr_early)
+		__early_expire(h, cfsbw_host_now_ns(), release_untracked);
 }
 
 /* Seize every thread of pid, repeating until none appears that we lack. */
@@ -466,11 +473,16 @@ void __trace_detach_all(struct cfsbw_host *h)
 		__host_proc_charge(h, p, false);
 		p->throttled = false;
 		for (struct host_thread *t = p->threads; t; t = t->proc_next) {
-			if (t->state == TH_RUNNING)
-				pt(PTRACE_INTERRUPT, t->tid, 0);
-			else
+			if (t->state != TH_RUNNING) {
 				pt(PTRACE_DETACH, t->tid, 0);
-			t->state = t->state == TH_RUNNING ? TH_RUNNING : TH_HELD;
+				t->state = TH_HELD; /* forgotten below */
+			} else if (pt(PTRACE_INTERRUPT, t->tid, 0) < 0 &&
+				   errno == ESRCH) {
+				/* Not our tracee any more: gone without a
+				 * report (the old tid of a thread that called
+				 * execve).  Nothing to wait for. */
+				t->state = TH_HELD;
+			}
 		}
 	}
 	/* Forget every thread detached above. */
