@@ -288,6 +288,15 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 		h->nr_timers = i + 1;
 	}
 
+	/*
+	 * An ignored SIGCHLD (inherited from whoever started us) would be
+	 * discarded, not queued, and tracees' zombies reaped before we could
+	 * read their clocks: take the default disposition while we run.
+	 */
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGCHLD, &dfl, &h->old_chld);
 	/* Every event is read from the signalfd, never by a handler. */
 	sigset_t set;
 	sigemptyset(&set);
@@ -308,6 +317,7 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 
 fail_sigfd:
 	sigprocmask(SIG_SETMASK, &h->old_mask, NULL);
+	sigaction(SIGCHLD, &h->old_chld, NULL);
 fail_timers:
 	for (int i = 0; i < h->nr_timers; i++)
 		timer_delete(h->timers[i]);
@@ -333,6 +343,7 @@ void cfsbw_host_destroy(struct cfsbw_host *h)
 	close(h->sig_fd);
 	for (int i = 0; i < h->nr_timers; i++)
 		timer_delete(h->timers[i]);
+	sigaction(SIGCHLD, &h->old_chld, NULL);
 	sigprocmask(SIG_SETMASK, &h->old_mask, NULL);
 	cfsbw_tree_free(h->tree);
 	__proc_table_free(h);

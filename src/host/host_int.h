@@ -94,6 +94,7 @@ struct cfsbw_host {
 
 	/* host.c */
 	sigset_t old_mask; /* the caller's, restored in the command */
+	struct sigaction old_chld; /* the caller's SIGCHLD disposition, too */
 	int sig_fd;
 	int cputimer_signo; /* CPU-time timers; value: the runqueue */
 	int timer_signo;    /* host timers; value: enum host_timer */

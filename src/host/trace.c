@@ -387,6 +387,7 @@ int __trace_spawn(struct cfsbw_host *h, char *const argv[])
 		char c;
 		close(go[1]);
 		close(report[0]);
+		sigaction(SIGCHLD, &h->old_chld, NULL);
 		sigprocmask(SIG_SETMASK, &h->old_mask, NULL);
 		while (read(go[0], &c, 1) < 0 && errno == EINTR)
 			;
