@@ -130,6 +130,9 @@ static void cputimer_arm(struct cfsbw_host *h, struct host_proc *p)
 		return;
 	int64_t left = cfsbw_account_runtime_ns(h->group, p->rq);
 	struct itimerspec its = {{0, 0}, {0, 0}};
+	/* An idle process: wake up at its next tick of CPU (R9). */
+	if (p->idle)
+		left = 1;
 	if (left != CFSBW_RUNTIME_INF)
 		its.it_value = ns_to_ts(p->last_cpu_ns + (left > 0 ? left : 1));
 	timer_settime(p->timer, TIMER_ABSTIME, &its, NULL);
@@ -143,6 +146,16 @@ void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm)
 	int64_t delta = cpu > p->last_cpu_ns ? cpu - p->last_cpu_ns : 0;
 	p->last_cpu_ns += delta;
 	h->usage_ns += (uint64_t)delta;
+	int64_t now = cfsbw_host_now_ns();
+	if (delta > 0) {
+		p->active_seq = h->period_seq;
+		if (p->idle) {
+			/* R9, R10: runnable again (the period timer restarts). */
+			p->idle = false;
+			p->enqueued = true;
+			cfsbw_task_enqueue(h->group, p->rq, now);
+		}
+	}
 	delta += h->debt_ns;
 	h->debt_ns = 0;
 	/*
@@ -159,7 +172,6 @@ void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm)
 	 */
 	delta += p->debt_ns;
 	p->debt_ns = 0;
-	int64_t now = cfsbw_host_now_ns();
 	int64_t slice = cfsbw_tree_slice_ns(h->tree);
 	while (delta > 0) {
 		int64_t piece = delta < slice ? delta : slice;
@@ -217,6 +229,9 @@ int __host_proc_join(struct cfsbw_host *h, struct host_proc *p,
 	 * zero charge draws its first slice before it runs. */
 	int64_t now = cfsbw_host_now_ns();
 	cfsbw_task_enqueue(h->group, p->rq, now);
+	p->enqueued = true;
+	p->idle = false;
+	p->active_seq = h->period_seq;
 	cfsbw_charge(h->group, p->rq, 0, now);
 	if (!p->throttled)
 		cputimer_arm(h, p);
@@ -239,7 +254,9 @@ void __host_proc_leave(struct cfsbw_host *h, struct host_proc *p)
 		h->debt_ns += -left;
 	h->debt_ns += p->debt_ns;
 	p->debt_ns = 0;
-	cfsbw_task_dequeue(h->group, p->rq, now);
+	if (p->enqueued)
+		cfsbw_task_dequeue(h->group, p->rq, now);
+	p->enqueued = false;
 	cfsbw_rq_offline(h->tree, p->rq, now);
 	p->arm_pending = false;
 	p->throttled = false;
@@ -399,10 +416,42 @@ static void charge_all(struct cfsbw_host *h)
 	__host_run_arm_list(h);
 }
 
+/*
+ * R9, R10: the driver cannot see a process fall asleep without polling, so
+ * at each expiry it looks at the processes whose CPU time did not grow
+ * during the whole period before (their timers did not fire: one clock read
+ * each, and only for them).  Those that still have not run are dequeued as
+ * idle, and their CPU-time timer is armed for their next tick of CPU, which
+ * enqueues them again.  When every process of the group sleeps, the period
+ * timer stops, as the kernel's does, and nr_periods stops counting.
+ */
+static void idle_scan(struct cfsbw_host *h)
+{
+	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+		struct host_proc *p = h->procs[rq];
+		if (!p || p->idle || p->throttled || !p->enqueued ||
+		    p->active_seq + 1 >= h->period_seq)
+			continue;
+		int64_t cpu = clock_ns(p->clock);
+		if (cpu < 0)
+			continue;
+		if (cpu > p->last_cpu_ns) {
+			__host_proc_charge(h, p, true);
+			continue;
+		}
+		p->idle = true;
+		p->enqueued = false;
+		cfsbw_task_dequeue(h->group, p->rq, cfsbw_host_now_ns());
+		cputimer_arm(h, p);
+	}
+}
+
 static void on_period_timer(struct cfsbw_host *h)
 {
 	if (!h->period_armed)
 		return; /* a stale expiry: the core stopped the timer since */
+	h->period_seq++;
+	idle_scan(h);
 	int64_t now = cfsbw_host_now_ns();
 	int64_t next = cfsbw_period_timer_fire(h->group, now);
 	if (next == CFSBW_TIMER_STOP) {

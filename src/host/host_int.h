@@ -58,6 +58,9 @@ struct host_proc {
 	bool arm_pending;      /* unthrottled: charge and re-arm after the call */
 	int64_t last_cpu_ns;   /* process CPU time read so far */
 	int64_t debt_ns;       /* read but not charged yet: ran while throttled */
+	bool enqueued;         /* R9: counted as runnable by the core */
+	bool idle;             /* no CPU for a whole period: dequeued */
+	uint64_t active_seq;   /* period_seq when its CPU time last grew */
 	unsigned nr_threads;
 	struct host_thread *threads;
 };
@@ -111,6 +114,8 @@ struct cfsbw_host {
 	 * it to the next process charged (R13 over whole runs).
 	 */
 	int64_t debt_ns;
+	/* Period timer expiries so far: the idle scan's clock. */
+	uint64_t period_seq;
 	uint64_t usage_ns;
 	uint64_t nr_processes;
 	int64_t start_ns;
