@@ -252,6 +252,9 @@ int cli_demo_main(int argc, char **argv)
 		printf("\n* the quota did not bind (few periods throttled): other "
 		       "work on this machine\n  left the group less CPU than its "
 		       "quota.");
+	printf("\nhost rows start with the pool full (R4), so a saturated group "
+	       "may get one quota more\nthan nr_periods quotas (R13): up to "
+	       "+1/nr_periods over the target.");
 	printf("\nachieved = CPU time used / wall time; throttled_time sums "
 	       "the time each process\n(host) or CPU (sim) spent throttled, "
 	       "so it can exceed the wall time (R12).\n");
