@@ -273,9 +273,80 @@ TEST(help_describes_the_options, "cli")
 		ASSERT_TRUE(strstr(r.out, words[i]) != NULL);
 }
 
+/* --stats writes every field the issue names; --stat-interval reports. */
+TEST(stats_file_and_stat_interval, "R12 cli")
+{
+	const char *args[] = {"--quota", "20ms", "--period", "100ms",
+			      "--stat-interval", "100ms", "--",
+			      host_workload(), "spin", "0.5", NULL};
+	struct run_result r;
+	host_run(args, &r);
+	ASSERT_INT(r.exit_code, ==, 0);
+	ASSERT_UINT(r.nr_periods, >=, 4);
+	ASSERT_UINT(r.nr_throttled, >=, 3);
+	ASSERT_UINT(r.throttled_time, >, 0);
+	ASSERT_UINT(r.usage_ns, >, 50000000);
+	ASSERT_UINT(r.wall_ns, >, 400000000);
+	ASSERT_UINT(r.self_cpu_ns, >, 0);
+	/* About one report per 100 ms, each with cpu.stat's lines. */
+	int reports = 0;
+	for (const char *p = r.err; (p = strstr(p, "nr_throttled")); p++)
+		reports++;
+	ASSERT_INT(reports, >=, 3);
+	ASSERT_TRUE(strstr(r.err, "usage") != NULL);
+	ASSERT_TRUE(strstr(r.err, "throttled_time") != NULL);
+}
+
+/* CPU time of one process, from its schedstat, in ns (-1 when gone). */
+static long long sched_ns(int pid)
+{
+	char path[64], buf[128];
+	snprintf(path, sizeof path, "/proc/%d/schedstat", pid);
+	slurp(path, buf, sizeof buf);
+	return buf[0] ? atoll(buf) : -1;
+}
+
+/*
+ * Job control is the user's, as without cfsbw: a SIGSTOP from outside
+ * stops a governed process until SIGCONT (a group stop kept with
+ * PTRACE_LISTEN, never ended by the period refresh), then it is governed
+ * again.
+ */
+TEST(user_stop_and_continue_pass_through, "R10 cli")
+{
+	const char *args[] = {"--cpus", "0.5", "--period", "100ms", "--",
+			      host_workload(), "spin", "2", NULL};
+	char sp[128], ep[128], op[128];
+	struct run_result r;
+	memset(&r, 0, sizeof r);
+	double t0 = host_now_s();
+	pid_t pid = host_start(args, sp, ep, op);
+	struct timespec ms = {0, 300000000};
+	nanosleep(&ms, NULL);
+	int child[4];
+	size_t n = descendants(pid, child, 4, 0);
+	ASSERT_TRUE(n >= 1);
+	kill(child[0], SIGSTOP);
+	nanosleep(&ms, NULL);
+	long long a = sched_ns(child[0]);
+	nanosleep(&ms, NULL);
+	long long b = sched_ns(child[0]);
+	kill(child[0], SIGCONT);
+	nanosleep(&ms, NULL);
+	long long c = sched_ns(child[0]);
+	host_finish(pid, t0, sp, ep, op, &r);
+	printf("    stopped: +%lld us in 300 ms; continued: +%lld us\n",
+	       (b - a) / 1000, (c - b) / 1000);
+	ASSERT_INT(r.exit_code, ==, 0);
+	ASSERT_INT(b - a, <, 1000000);   /* stopped: under a ms of CPU */
+	ASSERT_INT(c - b, >, 50000000);  /* running again, at 0.5 CPU */
+}
+
 TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(signals_resume_and_reach_the_command)
 	  TEST_ENTRY(kill_9_leaves_nothing_stopped)
 	  TEST_ENTRY(invalid_values_exit_2_naming_flag_and_value)
 	  TEST_ENTRY(unlimited_and_edge_values_accepted)
-	  TEST_ENTRY(help_describes_the_options))
+	  TEST_ENTRY(help_describes_the_options)
+	  TEST_ENTRY(stats_file_and_stat_interval)
+	  TEST_ENTRY(user_stop_and_continue_pass_through))
