@@ -425,6 +425,15 @@ int cli_run_main(int argc, char **argv)
 		}
 	} else {
 		err = cfsbw_host_spawn(h, o.argv);
+		if (err == -EPERM || err == -ENOMEM) {
+			fprintf(stderr, "cfsbw run: cannot govern %s: %s%s\n",
+				o.argv[0], strerror(-err),
+				err == -EPERM ? " (ptrace is not allowed here, "
+						"or cfsbw is itself traced)"
+					      : "");
+			rc = 1;
+			goto out;
+		}
 		if (err < 0) {
 			fprintf(stderr, "cfsbw run: %s: %s\n", o.argv[0],
 				strerror(-err));

@@ -84,8 +84,9 @@ struct cfsbw_tree *cfsbw_host_tree(struct cfsbw_host *h);
  * Start argv (argv[0] looked up in PATH) as the governed command.  It runs
  * with the caller's signal mask and dispositions, in the caller's process
  * group, and is in the group before it executes its first instruction.
- * Returns 0, -ENOENT/-EACCES/... (exec failed: *exec_errno set too), -EPERM
- * (ptrace refused), -ENOMEM.  One command or one attach per driver.
+ * Returns 0, -ENOENT/-EACCES/... (the exec failed), -EPERM (tracing is not
+ * allowed here: a seccomp profile, another tracer), -ENOMEM.  One command
+ * or one attach per driver.
  */
 int cfsbw_host_spawn(struct cfsbw_host *h, char *const argv[]);
 /*

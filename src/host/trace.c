@@ -434,7 +434,8 @@ int __trace_spawn(struct cfsbw_host *h, char *const argv[])
 			else
 				on_exit_status(h, pid, status);
 		}
-		return -e;
+		/* -EPERM means "not allowed to trace" (below), not exec's. */
+		return e == EPERM ? -EACCES : -e;
 	}
 	return 0;
 
