@@ -348,18 +348,26 @@ static void migrate_task(struct sim *s, struct sim_task *t, unsigned dst,
 }
 
 /*
- * Pull one queued task from src to dst.  R8: never a task under a
- * throttled entity on either side (throttled_lb_pair): it could not run
- * on src and would wait under the same limit on dst.
+ * Whether queued task t may move from src to dst.  R8: never the running
+ * task, never a task under a throttled entity on either side
+ * (throttled_lb_pair): it could not run on src and would wait under the
+ * same limit on dst.
  */
+static bool can_migrate(const struct sim *s, const struct sim_task *t,
+			unsigned src, unsigned dst)
+{
+	return t != s->cpus[src].curr && !cfsbw_throttled(t->g->cg, src) &&
+	       !cfsbw_throttled(t->g->cg, dst);
+}
+
+/* Pull one queued task that may move from src to dst. */
 static bool pull_one(struct sim *s, unsigned src, unsigned dst, bool newidle)
 {
 	struct sim_cpu *from = &s->cpus[src];
 	for (struct sim_list *l = from->tasks.next; l != &from->tasks;
 	     l = l->next) {
 		struct sim_task *t = task_of_link(l);
-		if (t == from->curr || cfsbw_throttled(t->g->cg, src) ||
-		    cfsbw_throttled(t->g->cg, dst))
+		if (!can_migrate(s, t, src, dst))
 			continue;
 		migrate_task(s, t, dst, newidle);
 		return true;
@@ -422,7 +430,7 @@ static uint64_t task_h_load(const struct sim_task *t)
  * Pull one queued task from src to dst that narrows their difference in
  * load (diff): one whose load is under half of it, so that moving it
  * cannot swap the roles and send it back at the next pass.  R8 as in
- * pull_one().
+ * can_migrate().
  */
 static bool pull_load(struct sim *s, unsigned src, unsigned dst, uint64_t diff)
 {
@@ -430,8 +438,7 @@ static bool pull_load(struct sim *s, unsigned src, unsigned dst, uint64_t diff)
 	for (struct sim_list *l = from->tasks.next; l != &from->tasks;
 	     l = l->next) {
 		struct sim_task *t = task_of_link(l);
-		if (t == from->curr || cfsbw_throttled(t->g->cg, src) ||
-		    cfsbw_throttled(t->g->cg, dst))
+		if (!can_migrate(s, t, src, dst))
 			continue;
 		if (2 * task_h_load(t) >= diff)
 			continue;
