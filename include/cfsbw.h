@@ -297,6 +297,13 @@ int cfsbw_file_write(struct cfsbw_group *g, const char *name,
 		     const char *text, int64_t now_ns);
 int cfsbw_file_read(struct cfsbw_group *g, const char *name, char *buf,
 		    size_t size);
+/*
+ * What a valid write to the file (or sysctl) name looks like: the rule a
+ * rejected write broke, for messages, e.g. "R2: the period is a whole
+ * number of microseconds from 1000 (1ms) to 1000000 (1s)".  NULL for an
+ * unknown name.  The same text whatever the policy.
+ */
+const char *cfsbw_file_rule(const char *name);
 /* The names of g's files in this policy, in table order; NULL past the end. */
 const char *cfsbw_file_name(const struct cfsbw_tree *tree, unsigned index);
 

@@ -246,8 +246,19 @@ TEST(names, "R2")
 		}
 		ASSERT_TRUE(quota && period && stat);
 		ASSERT_TRUE(burst == (pol == 1));
+		/* Every file and the sysctl say what a valid write is. */
+		for (unsigned i = 0; (name = cfsbw_file_name(d.tree, i)); i++)
+			ASSERT_TRUE(cfsbw_file_rule(name) != NULL);
 		drv_fini(&d);
 	}
+	ASSERT_TRUE(strstr(cfsbw_file_rule("cpu.cfs_period_us"),
+			   "1000 (1ms) to 1000000 (1s)") != NULL);
+	ASSERT_TRUE(strstr(cfsbw_file_rule("cpu.cfs_quota_us"), "2^44-1") !=
+		    NULL);
+	ASSERT_TRUE(strstr(cfsbw_file_rule("sched_cfs_bandwidth_slice_us"),
+			   "at least 1") != NULL);
+	ASSERT_TRUE(cfsbw_file_rule("cpu.nope") == NULL);
+	ASSERT_TRUE(cfsbw_file_rule(NULL) == NULL);
 }
 
 TEST(parse_duration, "R2")

@@ -133,6 +133,9 @@ TEST(group_errors, "R2 section-7")
 		     "cpu.cfs_period_us=999: Invalid argument");
 	ASSERT_ERROR("group /a cpu.cfs_quota_us=999\n", 1,
 		     "cpu.cfs_quota_us=999: Invalid argument");
+	/* ... and the rule broken, from the core's file table */
+	ASSERT_ERROR("group /a cpu.cfs_period_us=999\n", 1,
+		     "(R2: the period is a whole number of microseconds");
 	ASSERT_ERROR("group /a cpu.cfs_period_us=1000001\n", 1,
 		     "cpu.cfs_period_us=1000001");
 	ASSERT_ERROR("group /a cpu.shares=1\n", 1, "cpu.shares=1");

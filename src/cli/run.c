@@ -145,29 +145,12 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	return -1;
 }
 
-/* The rule a rejected write broke, for the message (R2). */
-static const char *rule_of(const char *file)
-{
-	if (!strcmp(file, "cpu.cfs_period_us"))
-		return "R2: the period is a whole number of microseconds from "
-		       "1000 (1ms) to 1000000 (1s)";
-	if (!strcmp(file, "cpu.cfs_quota_us"))
-		return "R2: a finite quota is a whole number of microseconds from "
-		       "1000 (1ms) to 2^44-1; 'max' or a negative value means no "
-		       "limit";
-	if (!strcmp(file, "cpu.cfs_burst_us"))
-		return "R2: the burst is a whole number of microseconds, at most "
-		       "the quota";
-	return "sched_cfs_bandwidth_slice_us is a whole number of "
-	       "microseconds, at least 1";
-}
-
 static int bad_value(const char *flag, const char *value, const char *file,
 		     int err, const char *why)
 {
 	fprintf(stderr, "cfsbw run: %s %s: %s%s%s (%s)\n", flag, value,
 		file ? file : "", file ? ": " : "", strerror(-err),
-		why ? why : rule_of(file));
+		why ? why : cfsbw_file_rule(file));
 	return 2;
 }
 
@@ -296,7 +279,7 @@ static int configure(struct cfsbw_host *h, const struct run_opts *o)
 				 "quota = %s x period %" PRId64 " us = %s us; %s",
 				 o->cpus,
 				 cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC,
-				 text, rule_of("cpu.cfs_quota_us"));
+				 text, cfsbw_file_rule("cpu.cfs_quota_us"));
 			return bad_value("--cpus", o->cpus, "cpu.cfs_quota_us",
 					 err, why);
 		}

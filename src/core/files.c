@@ -25,22 +25,35 @@ typedef int file_write_fn(struct cfsbw_group *g, const char *text,
 			  int64_t now_ns);
 
 /*
- * The files: X(id, name, policies that have it, read, write).
+ * The files: X(id, name, policies that have it, read, write, rule).
  * cpu.cfs_runtime_us is hard limits' name for its per-runqueue runtime;
  * that policy also answers to cpu.cfs_quota_us so that one scenario can be
- * run under every policy.
+ * run under every policy.  The rule is what a valid write looks like: the
+ * message for a rejected one, kept beside the code that rejects it.
  */
+#define QUOTA_RULE                                                             \
+	"R2: a finite quota is a whole number of microseconds from 1000 "     \
+	"(1ms) to 2^44-1; a negative value means no limit"
 #define FILE_MAP(X)                                                            \
-	X(QUOTA, "cpu.cfs_quota_us", P_ALL, quota_read, quota_write)           \
+	X(QUOTA, "cpu.cfs_quota_us", P_ALL, quota_read, quota_write,           \
+	  QUOTA_RULE)                                                          \
 	X(RUNTIME, "cpu.cfs_runtime_us", P_HARDLIMITS, quota_read,             \
-	  quota_write)                                                         \
-	X(PERIOD, "cpu.cfs_period_us", P_ALL, period_read, period_write)       \
-	X(BURST, "cpu.cfs_burst_us", P_UPSTREAM, burst_read, burst_write)      \
-	X(MAX, "cpu.max", P_ALL, max_read, max_write)                          \
-	X(STAT, "cpu.stat", P_ALL, stat_read, stat_write)                      \
-	X(SHARES, "cpu.shares", P_ALL, shares_read, shares_write)
+	  quota_write, QUOTA_RULE)                                             \
+	X(PERIOD, "cpu.cfs_period_us", P_ALL, period_read, period_write,       \
+	  "R2: the period is a whole number of microseconds from 1000 (1ms) "  \
+	  "to 1000000 (1s)")                                                   \
+	X(BURST, "cpu.cfs_burst_us", P_UPSTREAM, burst_read, burst_write,      \
+	  "R2: the burst is a whole number of microseconds, at most the "      \
+	  "quota")                                                             \
+	X(MAX, "cpu.max", P_ALL, max_read, max_write,                          \
+	  "R2: 'max' or a quota of 1000 to 2^44-1 microseconds, then "         \
+	  "optionally a period of 1000 to 1000000")                            \
+	X(STAT, "cpu.stat", P_ALL, stat_read, stat_write,                      \
+	  "cpu.stat is read-only")                                             \
+	X(SHARES, "cpu.shares", P_ALL, shares_read, shares_write,              \
+	  "cpu.shares is a whole number from 2 to 262144")
 
-#define FILE_DECLARE(id, name, policies, rd, wr)                               \
+#define FILE_DECLARE(id, name, policies, rd, wr, rule)                         \
 	static file_read_fn rd;                                                \
 	static file_write_fn wr;
 FILE_MAP(FILE_DECLARE)
@@ -51,11 +64,28 @@ static const struct file_entry {
 	unsigned policies;
 	file_read_fn *read;
 	file_write_fn *write;
+	const char *rule;
 } files[] = {
-#define FILE_ENTRY(id, name, policies, rd, wr) {name, policies, rd, wr},
+#define FILE_ENTRY(id, name, policies, rd, wr, rule)                           \
+	{name, policies, rd, wr, rule},
 	FILE_MAP(FILE_ENTRY)
 #undef FILE_ENTRY
 };
+
+static const char slice_sysctl[] = "sched_cfs_bandwidth_slice_us";
+
+const char *cfsbw_file_rule(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (strcmp(name, slice_sysctl) == 0)
+		return "sched_cfs_bandwidth_slice_us is a whole number of "
+		       "microseconds, at least 1";
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+		if (strcmp(files[i].name, name) == 0)
+			return files[i].rule;
+	return NULL;
+}
 
 static const struct file_entry *file_find(const struct cfsbw_tree *tree,
 					  const char *name)
@@ -310,8 +340,6 @@ static int shares_write(struct cfsbw_group *g, const char *text,
 	g->shares = (unsigned)v;
 	return 0;
 }
-
-static const char slice_sysctl[] = "sched_cfs_bandwidth_slice_us";
 
 int cfsbw_sysctl_write(struct cfsbw_tree *tree, const char *name,
 		       const char *text)

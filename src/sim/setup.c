@@ -179,8 +179,10 @@ static int setup_groups(struct sim *s, struct sim_error *err)
 				return -EINVAL;
 			}
 			if (rc) {
-				set_error(err, gs->line, "%s=%s: %s", st->file,
-					  st->value, errno_text(rc));
+				/* R2: the core's errno and the rule broken. */
+				set_error(err, gs->line, "%s=%s: %s (%s)",
+					  st->file, st->value, errno_text(rc),
+					  cfsbw_file_rule(st->file));
 				return rc == -ENOMEM ? rc : -EINVAL;
 			}
 		}
