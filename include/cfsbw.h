@@ -164,6 +164,14 @@ int cfsbw_tree_create(const struct cfsbw_tree_config *cfg,
 void cfsbw_tree_free(struct cfsbw_tree *tree);
 
 unsigned cfsbw_tree_nr_rq(const struct cfsbw_tree *tree);
+/*
+ * Grow the tree to nr_rq runqueues, for drivers whose runqueues come and
+ * go (the host driver's processes).  The new runqueues start with empty,
+ * unthrottled accounts in every group; existing accounts do not move.
+ * Returns 0, -EINVAL (below the current count or above CFSBW_MAX_RQ) or
+ * -ENOMEM (nothing changed).  A configuration-class call.
+ */
+int cfsbw_tree_set_nr_rq(struct cfsbw_tree *tree, unsigned nr_rq);
 enum cfsbw_policy cfsbw_tree_policy(const struct cfsbw_tree *tree);
 /* The system-wide slice (sched_cfs_bandwidth_slice_us), in ns. */
 int64_t cfsbw_tree_slice_ns(const struct cfsbw_tree *tree);

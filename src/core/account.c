@@ -30,7 +30,7 @@ void __account_give(struct cfsbw_group *g, struct cfsbw_account *a,
 void __account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
 			int64_t now_ns)
 {
-	unsigned rq = account_rq(g, a);
+	unsigned rq = a->rq;
 
 	CFSBW_BUG_ON(account_is_throttled(a));
 	atomic_store_explicit(&a->throttled, 1, memory_order_relaxed);
@@ -49,7 +49,7 @@ void __account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
 void __account_unthrottle(struct cfsbw_group *g, struct cfsbw_account *a,
 			  int64_t now_ns)
 {
-	unsigned rq = account_rq(g, a);
+	unsigned rq = a->rq;
 
 	CFSBW_BUG_ON(!account_is_throttled(a));
 	if (now_ns > a->throttled_clock)
@@ -135,39 +135,39 @@ bool cfsbw_charge(struct cfsbw_group *g, unsigned rq, int64_t delta_ns,
 		/* R5: this group and every limited ancestor, nothing else. */
 		for (struct cfsbw_group *b = group_first_limited(g); b;
 		     b = b->bw_up) {
-			struct cfsbw_account *a = &b->acct[rq];
+			struct cfsbw_account *a = group_acct(b, rq);
 			if (!account_charge_fast(a, delta_ns))
 				account_charge_slow(b, a, delta_ns, now_ns);
 		}
 	}
 	/* R11: throttled itself or through any ancestor. */
-	return atomic_load_explicit(&g->acct[rq].throttle_count,
+	return atomic_load_explicit(&group_acct(g, rq)->throttle_count,
 				    memory_order_relaxed) > 0;
 }
 
 bool cfsbw_throttled(const struct cfsbw_group *g, unsigned rq)
 {
-	return atomic_load_explicit(&g->acct[rq].throttle_count,
+	return atomic_load_explicit(&group_acct(g, rq)->throttle_count,
 				    memory_order_relaxed) > 0;
 }
 
 bool cfsbw_account_throttled(const struct cfsbw_group *g, unsigned rq)
 {
-	return account_is_throttled(&g->acct[rq]);
+	return account_is_throttled(group_acct(g, rq));
 }
 
 int64_t cfsbw_account_runtime_ns(const struct cfsbw_group *g, unsigned rq)
 {
 	if (!group_limited(g))
 		return CFSBW_RUNTIME_INF;
-	return g->acct[rq].runtime_remaining;
+	return group_acct(g, rq)->runtime_remaining;
 }
 
 int64_t cfsbw_runtime_left_ns(struct cfsbw_group *g, unsigned rq)
 {
 	int64_t left = CFSBW_RUNTIME_INF;
 	for (struct cfsbw_group *b = group_first_limited(g); b; b = b->bw_up) {
-		int64_t r = b->acct[rq].runtime_remaining;
+		int64_t r = group_acct(b, rq)->runtime_remaining;
 		if (r < left)
 			left = r;
 	}

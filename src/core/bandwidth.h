@@ -113,6 +113,7 @@ struct cfsbw_account {
 	atomic_int throttle_count;
 	/* R9: runnable tasks below, not counting throttled sub-trees below. */
 	unsigned h_nr_running;
+	unsigned rq; /* which runqueue: the index in its group */
 	/* hardlimits: runtime this runqueue may use per period, ns. */
 	int64_t hl_runtime;
 	/* R12: when it throttled, on the driver's clock. */
@@ -158,7 +159,14 @@ struct cfsbw_group {
 	unsigned shares;
 	char *path;
 	void *driver_data;
-	struct cfsbw_account *acct; /* [tree->nr_rq] */
+	/*
+	 * One account per runqueue, in one array so that the accounting path
+	 * finds an account with one load.  The array grows, and the accounts
+	 * move, only in cfsbw_tree_set_nr_rq(), a configuration-class call:
+	 * nobody holds a pointer to an account across it.
+	 */
+	struct cfsbw_account *acct; /* [acct_cap], tree->nr_rq of them live */
+	unsigned acct_cap;
 	struct cfsbw_pool pool;
 };
 
@@ -172,6 +180,13 @@ struct cfsbw_tree {
 	struct cfsbw_group *root;
 };
 
+/* The account of g on runqueue rq (< g->tree->nr_rq). */
+static inline struct cfsbw_account *group_acct(const struct cfsbw_group *g,
+					       unsigned rq)
+{
+	return &g->acct[rq];
+}
+
 static inline bool group_limited(const struct cfsbw_group *g)
 {
 	return g->pool.quota_ns != CFSBW_RUNTIME_INF;
@@ -181,12 +196,6 @@ static inline bool group_limited(const struct cfsbw_group *g)
 static inline struct cfsbw_group *group_first_limited(struct cfsbw_group *g)
 {
 	return group_limited(g) ? g : g->bw_up;
-}
-
-static inline unsigned account_rq(const struct cfsbw_group *g,
-				  const struct cfsbw_account *a)
-{
-	return (unsigned)(a - g->acct);
 }
 
 static inline bool account_is_throttled(const struct cfsbw_account *a)

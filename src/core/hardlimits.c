@@ -35,7 +35,7 @@ static void hardlimits_borrow(struct cfsbw_group *g, struct cfsbw_account *a)
 	int64_t period = g->pool.period_ns;
 
 	for (unsigned i = 0; i < n && a->hl_runtime < period; i++) {
-		struct cfsbw_account *it = &g->acct[i];
+		struct cfsbw_account *it = group_acct(g, i);
 		if (it == a)
 			continue;
 		int64_t spare = it->runtime_remaining; /* runtime - time */
@@ -75,7 +75,7 @@ bool __hardlimits_refresh(struct cfsbw_group *g, int64_t overrun,
 	if (any_throttled)
 		pool->stats.nr_throttled++;
 	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++) {
-		struct cfsbw_account *a = &g->acct[rq];
+		struct cfsbw_account *a = group_acct(g, rq);
 		bool throttled = account_is_throttled(a);
 		if (throttled)
 			hardlimits_borrow(g, a);
@@ -97,8 +97,8 @@ bool __hardlimits_refresh(struct cfsbw_group *g, int64_t overrun,
 void __hardlimits_reset(struct cfsbw_group *g)
 {
 	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++) {
-		g->acct[rq].hl_runtime = g->pool.quota_ns;
-		g->acct[rq].runtime_remaining = g->pool.quota_ns;
+		group_acct(g, rq)->hl_runtime = g->pool.quota_ns;
+		group_acct(g, rq)->runtime_remaining = g->pool.quota_ns;
 	}
 }
 
@@ -111,7 +111,7 @@ void __hardlimits_offline(struct cfsbw_group *g, struct cfsbw_account *a)
 	int64_t want = g->pool.quota_ns - a->hl_runtime;
 
 	for (unsigned i = 0; i < g->tree->nr_rq && want != 0; i++) {
-		struct cfsbw_account *it = &g->acct[i];
+		struct cfsbw_account *it = group_acct(g, i);
 		if (it == a)
 			continue;
 		int64_t diff = want;

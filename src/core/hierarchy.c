@@ -37,7 +37,7 @@ void __account_add_h_nr(struct cfsbw_group *g, struct cfsbw_account *a,
 static void propagate_h_nr(struct cfsbw_group *g, unsigned rq, int delta)
 {
 	for (struct cfsbw_group *p = g->parent; p && delta; p = p->parent) {
-		struct cfsbw_account *pa = &p->acct[rq];
+		struct cfsbw_account *pa = group_acct(p, rq);
 		__account_add_h_nr(p, pa, delta);
 		if (account_is_throttled(pa))
 			break;
@@ -47,9 +47,9 @@ static void propagate_h_nr(struct cfsbw_group *g, unsigned rq, int delta)
 void __hierarchy_throttle(struct cfsbw_group *g, unsigned rq)
 {
 	for (struct cfsbw_group *d = g; d; d = __group_next_pre(d, g))
-		atomic_fetch_add_explicit(&d->acct[rq].throttle_count, 1,
+		atomic_fetch_add_explicit(&group_acct(d, rq)->throttle_count, 1,
 					  memory_order_relaxed);
-	propagate_h_nr(g, rq, -(int)g->acct[rq].h_nr_running);
+	propagate_h_nr(g, rq, -(int)group_acct(g, rq)->h_nr_running);
 }
 
 /*
@@ -68,7 +68,7 @@ static void start_ancestor_timers(struct cfsbw_group *g, unsigned rq,
 			__pool_start_timer(p, now_ns);
 			spin_unlock(&p->pool.lock);
 		}
-		if (account_is_throttled(&p->acct[rq]))
+		if (account_is_throttled(group_acct(p, rq)))
 			break;
 	}
 }
@@ -77,9 +77,9 @@ void __hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
 			    int64_t now_ns)
 {
 	for (struct cfsbw_group *d = g; d; d = __group_next_pre(d, g))
-		atomic_fetch_sub_explicit(&d->acct[rq].throttle_count, 1,
+		atomic_fetch_sub_explicit(&group_acct(d, rq)->throttle_count, 1,
 					  memory_order_relaxed);
-	unsigned nr = g->acct[rq].h_nr_running;
+	unsigned nr = group_acct(g, rq)->h_nr_running;
 	propagate_h_nr(g, rq, (int)nr);
 	if (nr)
 		start_ancestor_timers(g, rq, now_ns);
@@ -90,7 +90,7 @@ void cfsbw_task_enqueue(struct cfsbw_group *g, unsigned rq, int64_t now_ns)
 	CFSBW_BUG_ON(rq >= g->tree->nr_rq);
 	/* R9: count the task up to the first throttled level (seed 007). */
 	for (struct cfsbw_group *c = g; c; c = c->parent) {
-		struct cfsbw_account *a = &c->acct[rq];
+		struct cfsbw_account *a = group_acct(c, rq);
 		__account_add_h_nr(c, a, 1);
 		if (account_is_throttled(a))
 			break;
@@ -110,7 +110,7 @@ void cfsbw_task_dequeue(struct cfsbw_group *g, unsigned rq, int64_t now_ns)
 {
 	CFSBW_BUG_ON(rq >= g->tree->nr_rq);
 	for (struct cfsbw_group *c = g; c; c = c->parent) {
-		struct cfsbw_account *a = &c->acct[rq];
+		struct cfsbw_account *a = group_acct(c, rq);
 		CFSBW_BUG_ON(a->h_nr_running == 0);
 		__account_add_h_nr(c, a, -1);
 		bool stop = account_is_throttled(a);
@@ -125,12 +125,12 @@ void cfsbw_task_dequeue(struct cfsbw_group *g, unsigned rq, int64_t now_ns)
 
 unsigned cfsbw_rq_nr_running(const struct cfsbw_tree *tree, unsigned rq)
 {
-	return tree->root->acct[rq].h_nr_running;
+	return group_acct(tree->root, rq)->h_nr_running;
 }
 
 unsigned cfsbw_group_h_nr_running(const struct cfsbw_group *g, unsigned rq)
 {
-	return g->acct[rq].h_nr_running;
+	return group_acct(g, rq)->h_nr_running;
 }
 
 /*
@@ -145,7 +145,7 @@ void cfsbw_rq_offline(struct cfsbw_tree *tree, unsigned rq, int64_t now_ns)
 	CFSBW_BUG_ON(rq >= tree->nr_rq);
 	for (struct cfsbw_group *g = tree->root; g;
 	     g = __group_next_pre(g, tree->root)) {
-		struct cfsbw_account *a = &g->acct[rq];
+		struct cfsbw_account *a = group_acct(g, rq);
 		struct cfsbw_pool *pool = &g->pool;
 
 		spin_lock(&pool->lock);

@@ -252,7 +252,7 @@ int __group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
 		__hardlimits_reset(g);
 	else
 		for (unsigned rq = 0; rq < g->tree->nr_rq; rq++)
-			g->acct[rq].runtime_remaining = 0;
+			group_acct(g, rq)->runtime_remaining = 0;
 	while (!list_empty(&pool->throttled)) {
 		struct cfsbw_account *a = (struct cfsbw_account *)(void *)
 			((char *)pool->throttled.next -
@@ -268,7 +268,7 @@ int __group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
 		/* R5: the accounts below start or stop being charged here. */
 		unsigned busy = 0;
 		for (unsigned rq = 0; rq < g->tree->nr_rq; rq++)
-			busy += g->acct[rq].h_nr_running > 0;
+			busy += group_acct(g, rq)->h_nr_running > 0;
 		atomic_store_explicit(&pool->nr_busy,
 				      group_limited(g) ? busy : 0,
 				      memory_order_relaxed);

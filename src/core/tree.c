@@ -77,49 +77,70 @@ static void pool_init(struct cfsbw_pool *pool, int64_t period_ns)
 	list_init(&pool->throttled);
 }
 
-static struct cfsbw_group *group_alloc(struct cfsbw_tree *tree,
-				       struct cfsbw_group *parent,
-				       const char *path)
+/*
+ * A fresh account of g on rq: nothing assigned (hard limits: the group's
+ * runtime), no tasks, not throttled, but throttled with its parent if the
+ * parent is (R11: a group born under a throttled parent is throttled).
+ */
+static void account_init(struct cfsbw_group *g, unsigned rq)
 {
-	struct cfsbw_group *g =
-		tree_alloc(tree, sizeof(*g), _Alignof(struct cfsbw_group));
-	if (!g)
-		goto fail_group;
-	size_t len = strlen(path);
-	g->path = tree_alloc(tree, len + 1, 1);
-	if (!g->path)
-		goto fail_path;
-	memcpy(g->path, path, len + 1);
-	g->acct = tree_alloc(tree, sizeof(*g->acct) * tree->nr_rq,
-			     _Alignof(struct cfsbw_account));
-	if (!g->acct)
-		goto fail_acct;
+	struct cfsbw_account *a = group_acct(g, rq);
+	bool hardlimits = g->tree->policy == CFSBW_POLICY_HARDLIMITS;
 
-	g->tree = tree;
-	g->parent = parent;
-	g->shares = DEFAULT_SHARES;
-	pool_init(&g->pool, __policy_default_period_ns(tree->policy));
-	for (unsigned rq = 0; rq < tree->nr_rq; rq++) {
-		struct cfsbw_account *a = &g->acct[rq];
-		list_init(&a->throttled_link);
-		/* R11: a group born under a throttled parent is throttled. */
-		int inherited = parent ? atomic_load(&parent->acct[rq].throttle_count)
-				       : 0;
-		atomic_init(&a->throttle_count, inherited);
-		atomic_init(&a->throttled, 0);
-	}
-	if (parent) {
-		g->depth = parent->depth + 1;
-		g->bw_up = group_first_limited(parent);
-	}
-	return g;
+	a->rq = rq;
+	a->runtime_remaining = hardlimits ? g->pool.quota_ns : 0;
+	a->hl_runtime = g->pool.quota_ns;
+	a->h_nr_running = 0;
+	list_init(&a->throttled_link);
+	atomic_init(&a->throttled, 0);
+	atomic_init(&a->throttle_count,
+		    g->parent ? atomic_load(&group_acct(g->parent, rq)->throttle_count)
+			      : 0);
+}
 
-fail_acct:
-	tree_free(tree, g->path);
-fail_path:
-	tree_free(tree, g);
-fail_group:
-	return NULL;
+/*
+ * Gives g room for cap accounts: a new array, the live accounts moved into
+ * it and its pool's throttled list relinked in the same order.  On failure
+ * g keeps what it had: -ENOMEM.
+ */
+static int group_reserve_accounts(struct cfsbw_group *g, unsigned cap)
+{
+	struct cfsbw_tree *tree = g->tree;
+	if (cap <= g->acct_cap)
+		return 0;
+	struct cfsbw_account *acct =
+		tree_alloc(tree, sizeof(*acct) * cap,
+			   _Alignof(struct cfsbw_account));
+	if (!acct)
+		return -ENOMEM;
+	struct cfsbw_list *head = &g->pool.throttled;
+	struct cfsbw_list *first = head->next;
+	for (unsigned rq = 0; rq < tree->nr_rq && g->acct; rq++) {
+		struct cfsbw_account *from = &g->acct[rq], *to = &acct[rq];
+		to->runtime_remaining = from->runtime_remaining;
+		atomic_init(&to->throttled, atomic_load(&from->throttled));
+		atomic_init(&to->throttle_count,
+			    atomic_load(&from->throttle_count));
+		to->h_nr_running = from->h_nr_running;
+		to->rq = rq;
+		to->hl_runtime = from->hl_runtime;
+		to->throttled_clock = from->throttled_clock;
+		list_init(&to->throttled_link);
+	}
+	/* R10's order: the old list, read while the old array still exists. */
+	list_init(head);
+	for (struct cfsbw_list *pos = first; g->acct && pos != head;) {
+		struct cfsbw_list *next = pos->next;
+		struct cfsbw_account *from = (struct cfsbw_account *)(void *)
+			((char *)pos - offsetof(struct cfsbw_account,
+						throttled_link));
+		list_add_tail(head, &acct[from->rq].throttled_link);
+		pos = next;
+	}
+	tree_free(tree, g->acct);
+	g->acct = acct;
+	g->acct_cap = cap;
+	return 0;
 }
 
 static void group_release(struct cfsbw_group *g)
@@ -128,6 +149,55 @@ static void group_release(struct cfsbw_group *g)
 	tree_free(tree, g->acct);
 	tree_free(tree, g->path);
 	tree_free(tree, g);
+}
+
+static struct cfsbw_group *group_alloc(struct cfsbw_tree *tree,
+				       struct cfsbw_group *parent,
+				       const char *path)
+{
+	struct cfsbw_group *g =
+		tree_alloc(tree, sizeof(*g), _Alignof(struct cfsbw_group));
+	if (!g)
+		return NULL;
+	g->tree = tree;
+	g->parent = parent;
+	g->shares = DEFAULT_SHARES;
+	pool_init(&g->pool, __policy_default_period_ns(tree->policy));
+	size_t len = strlen(path);
+	g->path = tree_alloc(tree, len + 1, 1);
+	if (!g->path || group_reserve_accounts(g, tree->nr_rq)) {
+		group_release(g);
+		return NULL;
+	}
+	memcpy(g->path, path, len + 1);
+	for (unsigned rq = 0; rq < tree->nr_rq; rq++)
+		account_init(g, rq);
+	if (parent) {
+		g->depth = parent->depth + 1;
+		g->bw_up = group_first_limited(parent);
+	}
+	return g;
+}
+
+int cfsbw_tree_set_nr_rq(struct cfsbw_tree *tree, unsigned nr_rq)
+{
+	if (nr_rq < tree->nr_rq || nr_rq > CFSBW_MAX_RQ)
+		return -EINVAL;
+	/*
+	 * Room first, in every group: a group that got room before another
+	 * failed keeps it unused, which nobody can see.
+	 */
+	for (struct cfsbw_group *g = tree->root; g;
+	     g = __group_next_pre(g, tree->root))
+		if (group_reserve_accounts(g, nr_rq))
+			return -ENOMEM;
+	/* Top-down, so that each account can look at its parent's. */
+	for (struct cfsbw_group *g = tree->root; g;
+	     g = __group_next_pre(g, tree->root))
+		for (unsigned rq = tree->nr_rq; rq < nr_rq; rq++)
+			account_init(g, rq);
+	tree->nr_rq = nr_rq;
+	return 0;
 }
 
 int cfsbw_tree_create(const struct cfsbw_tree_config *cfg,
@@ -310,12 +380,12 @@ int cfsbw_group_destroy(struct cfsbw_group *g)
 	if (!parent || g->first_child)
 		return -EBUSY;
 	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++)
-		if (g->acct[rq].h_nr_running)
+		if (group_acct(g, rq)->h_nr_running)
 			return -EBUSY;
 
 	/* Its throttled accounts leave the hierarchy's counts (R11). */
 	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++)
-		if (account_is_throttled(&g->acct[rq]))
+		if (account_is_throttled(group_acct(g, rq)))
 			__hierarchy_unthrottle(g, rq, 0);
 
 	struct cfsbw_group **link = &parent->first_child, *prev = NULL;
