@@ -80,6 +80,34 @@ TEST(slack_return_and_timer, "upstream")
 	drv_fini(&d);
 }
 
+/*
+ * upstream: a runqueue that goes away (a process that exited) gives back
+ * all it held, and that return starts the slack timer as an idle
+ * account's does, so the throttled account gets it 5 ms later rather than
+ * at the refresh.
+ */
+TEST(offline_return_starts_slack_timer, "upstream")
+{
+	struct drv d;
+	drv_init(&d, 3, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = slack_setup(&d, 0);
+	struct drv_group *dg = drv_of(g);
+	ASSERT_TRUE(cfsbw_account_throttled(g, 1));
+	int64_t held = cfsbw_account_runtime_ns(g, 0) +
+		       cfsbw_account_runtime_ns(g, 2);
+	ASSERT_INT(held, >, MS(5));
+	cfsbw_rq_offline(d.tree, 0, MS(13));
+	cfsbw_rq_offline(d.tree, 2, MS(13));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, held);
+	ASSERT_UINT(dg->nr_slack_starts, ==, 1);
+	ASSERT_INT(dg->slack_expiry, ==, MS(18));
+	drv_clear(&d);
+	drv_advance(&d, MS(18));
+	ASSERT_UINT(drv_count(&d, DRV_UNTHROTTLE, g, 1), ==, 1);
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 1), ==, 1);
+	drv_fini(&d);
+}
+
 /* Slack returns nothing when the account holds 1 ms or less. */
 TEST(slack_keeps_min_runtime, "upstream")
 {
@@ -346,6 +374,7 @@ TEST(no_burst_no_accumulation, "upstream")
 }
 
 TEST_MAIN(TEST_ENTRY(slack_return_and_timer) TEST_ENTRY(slack_keeps_min_runtime)
+	  TEST_ENTRY(offline_return_starts_slack_timer)
 	  TEST_ENTRY(slack_returned_by_idle_ancestor)
 	  TEST_ENTRY(slack_not_returned_by_busy_ancestor)
 	  TEST_ENTRY(slack_not_started_near_refresh)

@@ -239,6 +239,7 @@ int __group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
 			  int64_t quota_ns, int64_t burst_ns, int64_t now_ns);
 void __upstream_return_slack(struct cfsbw_group *g, struct cfsbw_account *a,
 			     int64_t now_ns);
+void __pool_return(struct cfsbw_group *g, int64_t amount_ns, int64_t now_ns);
 
 /* hardlimits.c */
 bool __hardlimits_charge(struct cfsbw_group *g, struct cfsbw_account *a,

@@ -161,12 +161,7 @@ void cfsbw_rq_offline(struct cfsbw_tree *tree, unsigned rq, int64_t now_ns)
 			if (tree->policy == CFSBW_POLICY_HARDLIMITS) {
 				__hardlimits_offline(g, a);
 			} else if (a->runtime_remaining > 0) {
-				int64_t cap = pool->quota_ns + pool->burst_ns;
-				int64_t back = a->runtime_remaining;
-				pool->runtime = pool->runtime > cap - back
-							? cap
-							: pool->runtime + back;
-				pool->assigned_this_period -= back;
+				__pool_return(g, a->runtime_remaining, now_ns);
 			}
 			if (tree->policy != CFSBW_POLICY_HARDLIMITS)
 				a->runtime_remaining = 0;

@@ -173,39 +173,50 @@ static bool refresh_within(const struct cfsbw_pool *pool, int64_t now_ns,
 }
 
 /*
+ * Runtime an account gives back goes to the pool, never beyond what a
+ * period may hand out (R13).  upstream: a slack timer hands it on to
+ * throttled accounts when the pool holds more than a slice, unless the
+ * refresh is near (return_cfs_rq_runtime).  Caller holds the pool lock.
+ */
+void __pool_return(struct cfsbw_group *g, int64_t amount_ns, int64_t now_ns)
+{
+	struct cfsbw_pool *pool = &g->pool;
+	int64_t cap = pool->quota_ns + pool->burst_ns;
+
+	pool->runtime = pool->runtime > cap - amount_ns ? cap
+							: pool->runtime + amount_ns;
+	pool->assigned_this_period -= amount_ns;
+	if (g->tree->policy == CFSBW_POLICY_UPSTREAM &&
+	    pool->runtime > g->tree->slice_ns && !list_empty(&pool->throttled) &&
+	    !pool->slack_started &&
+	    !refresh_within(pool, now_ns,
+			    CFS_BANDWIDTH_SLACK_PERIOD_NS +
+				    MIN_BANDWIDTH_EXPIRATION_NS)) {
+		pool->slack_started = true;
+		pool->slack_expires_ns = now_ns + CFS_BANDWIDTH_SLACK_PERIOD_NS;
+		if (g->tree->ops.slack_timer_start)
+			g->tree->ops.slack_timer_start(g->tree->ctx, g,
+						       pool->slack_expires_ns);
+	}
+}
+
+/*
  * upstream: an account with no runnable tasks keeps 1 ms and returns the
- * rest, and a slack timer hands the returned runtime to throttled accounts
- * when the pool holds more than a slice (return_cfs_rq_runtime).
+ * rest (return_cfs_rq_runtime).
  */
 void __upstream_return_slack(struct cfsbw_group *g, struct cfsbw_account *a,
 			     int64_t now_ns)
 {
-	struct cfsbw_pool *pool = &g->pool;
 	int64_t slack = a->runtime_remaining - MIN_CFS_RQ_RUNTIME_NS;
 
 	if (slack <= 0)
 		return;
-	spin_lock(&pool->lock);
+	spin_lock(&g->pool.lock);
 	if (!account_is_throttled(a)) {
-		int64_t cap = pool->quota_ns + pool->burst_ns;
-		pool->runtime = pool->runtime > cap - slack ? cap
-							    : pool->runtime + slack;
-		pool->assigned_this_period -= slack;
 		a->runtime_remaining -= slack;
-		if (pool->runtime > g->tree->slice_ns &&
-		    !list_empty(&pool->throttled) && !pool->slack_started &&
-		    !refresh_within(pool, now_ns,
-				    CFS_BANDWIDTH_SLACK_PERIOD_NS +
-					    MIN_BANDWIDTH_EXPIRATION_NS)) {
-			pool->slack_started = true;
-			pool->slack_expires_ns =
-				now_ns + CFS_BANDWIDTH_SLACK_PERIOD_NS;
-			if (g->tree->ops.slack_timer_start)
-				g->tree->ops.slack_timer_start(
-					g->tree->ctx, g, pool->slack_expires_ns);
-		}
+		__pool_return(g, slack, now_ns);
 	}
-	spin_unlock(&pool->lock);
+	spin_unlock(&g->pool.lock);
 }
 
 int64_t cfsbw_slack_timer_fire(struct cfsbw_group *g, int64_t now_ns)

@@ -67,7 +67,7 @@ static void host_timer_at(timer_t t, int64_t expires_ns)
 static void cb_throttle(void *ctx, struct cfsbw_group *g, unsigned rq)
 {
 	struct cfsbw_host *h = ctx;
-	struct host_proc *p = rq < HOST_NR_RQ ? h->procs[rq] : NULL;
+	struct host_proc *p = rq < h->nr_rq ? h->procs[rq] : NULL;
 	(void)g;
 	if (!p || p->throttled)
 		return;
@@ -79,7 +79,7 @@ static void cb_throttle(void *ctx, struct cfsbw_group *g, unsigned rq)
 static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
 {
 	struct cfsbw_host *h = ctx;
-	struct host_proc *p = rq < HOST_NR_RQ ? h->procs[rq] : NULL;
+	struct host_proc *p = rq < h->nr_rq ? h->procs[rq] : NULL;
 	(void)g;
 	if (!p)
 		return;
@@ -280,7 +280,7 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 		goto fail_table;
 
 	struct cfsbw_tree_config tc = {
-		.nr_rq = HOST_NR_RQ,
+		.nr_rq = h->nr_rq,
 		.policy = cfg->policy,
 		.ops = &host_ops,
 		.ctx = h,
@@ -354,7 +354,7 @@ void cfsbw_host_destroy(struct cfsbw_host *h)
 		return;
 	if (h->nr_threads || h->nr_early)
 		__trace_detach_all(h);
-	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++)
+	for (unsigned rq = 0; rq < h->nr_rq; rq++)
 		if (h->procs[rq] && h->procs[rq]->timer_ok)
 			timer_delete(h->procs[rq]->timer);
 	close(h->sig_fd);
@@ -410,7 +410,7 @@ int cfsbw_host_attach(struct cfsbw_host *h, pid_t pid)
 
 static void charge_all(struct cfsbw_host *h)
 {
-	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++)
+	for (unsigned rq = 0; rq < h->nr_rq; rq++)
 		if (h->procs[rq])
 			__host_proc_charge(h, h->procs[rq], !h->procs[rq]->throttled);
 	__host_run_arm_list(h);
@@ -427,7 +427,7 @@ static void charge_all(struct cfsbw_host *h)
  */
 static void idle_scan(struct cfsbw_host *h)
 {
-	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
 		struct host_proc *p = h->procs[rq];
 		if (!p || p->idle || p->throttled || !p->enqueued ||
 		    p->active_seq + 1 >= h->period_seq)
@@ -498,7 +498,7 @@ static void on_host_timer(struct cfsbw_host *h, int which)
 
 static void on_cputimer(struct cfsbw_host *h, int rq)
 {
-	if (rq < 0 || (unsigned)rq >= HOST_NR_RQ)
+	if (rq < 0 || (unsigned)rq >= h->nr_rq)
 		return;
 	struct host_proc *p = h->procs[rq];
 	/* A stale signal (the process left, or is stopped) changes nothing. */

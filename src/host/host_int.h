@@ -21,12 +21,14 @@
 #include "host/host.h"
 
 /*
- * Runqueues of the core tree: one per live governed process.  A process
- * beyond this many at once is not governed (it is detached, with a
- * warning).  Each costs the core one account (a cache line or two) per
- * group.
+ * Runqueues of the core tree: one per live governed process.  The table
+ * starts with HOST_NR_RQ_INITIAL and doubles when a process finds no free
+ * runqueue (the core's cfsbw_tree_set_nr_rq), up to the core's maximum; a
+ * process beyond that many at once is not governed (it is detached, with a
+ * warning).  Each runqueue costs the core one cache line per group.
  */
-#define HOST_NR_RQ 1024u
+#define HOST_NR_RQ_INITIAL 64u
+#define HOST_NR_RQ_MAX CFSBW_MAX_RQ
 
 /* A thread's relation to the driver (each thread is a ptrace tracee). */
 enum host_thread_state {
@@ -87,7 +89,8 @@ struct cfsbw_host {
 	struct host_thread **hash;
 	unsigned hash_mask;
 	unsigned nr_threads;
-	struct host_proc **procs; /* [HOST_NR_RQ] */
+	struct host_proc **procs; /* [nr_rq] */
+	unsigned nr_rq;           /* runqueues in the table and the tree */
 	unsigned *free_rq;        /* stack of free runqueue numbers */
 	unsigned nr_free_rq;
 	unsigned nr_live;
@@ -134,6 +137,8 @@ void __proc_table_free(struct cfsbw_host *h);
 struct host_thread *__thread_find(struct cfsbw_host *h, pid_t tid);
 /* A new process with its leader thread; NULL when out of memory or rqs. */
 struct host_proc *__proc_new(struct cfsbw_host *h, pid_t pid);
+/* A free runqueue exists, or could be made: true, else false. */
+bool __proc_room(struct cfsbw_host *h);
 struct host_thread *__thread_new(struct cfsbw_host *h, struct host_proc *p,
 				 pid_t tid);
 /* Forget a thread; returns true when it was its process's last. */

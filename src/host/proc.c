@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "host/host_int.h"
 
@@ -24,19 +25,20 @@ int __proc_table_init(struct cfsbw_host *h)
 	if (!h->hash)
 		goto fail_hash;
 	h->hash_mask = HASH_INITIAL - 1;
-	h->procs = calloc(HOST_NR_RQ, sizeof(*h->procs));
+	h->procs = calloc(HOST_NR_RQ_INITIAL, sizeof(*h->procs));
 	if (!h->procs)
 		goto fail_procs;
-	h->free_rq = calloc(HOST_NR_RQ, sizeof(*h->free_rq));
+	h->free_rq = calloc(HOST_NR_RQ_INITIAL, sizeof(*h->free_rq));
 	if (!h->free_rq)
 		goto fail_free_rq;
-	h->arm_list = calloc(HOST_NR_RQ, sizeof(*h->arm_list));
+	h->arm_list = calloc(HOST_NR_RQ_INITIAL, sizeof(*h->arm_list));
 	if (!h->arm_list)
 		goto fail_arm_list;
 	/* Lowest numbers first: pop from the end. */
-	for (unsigned i = 0; i < HOST_NR_RQ; i++)
-		h->free_rq[i] = HOST_NR_RQ - 1 - i;
-	h->nr_free_rq = HOST_NR_RQ;
+	for (unsigned i = 0; i < HOST_NR_RQ_INITIAL; i++)
+		h->free_rq[i] = HOST_NR_RQ_INITIAL - 1 - i;
+	h->nr_free_rq = HOST_NR_RQ_INITIAL;
+	h->nr_rq = HOST_NR_RQ_INITIAL;
 	return 0;
 
 fail_arm_list:
@@ -52,7 +54,7 @@ fail_hash:
 void __proc_table_free(struct cfsbw_host *h)
 {
 	if (h->procs) {
-		for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+		for (unsigned rq = 0; rq < h->nr_rq; rq++) {
 			struct host_proc *p = h->procs[rq];
 			if (!p)
 				continue;
@@ -98,9 +100,52 @@ static void hash_grow(struct cfsbw_host *h)
 	h->hash_mask = size - 1;
 }
 
+/*
+ * Doubles the runqueues: the core's tree first (every group gets accounts
+ * for them), then the driver's tables.  Runs between events, never inside
+ * a core call.  Returns 0 or -ENOMEM / -ENOSPC with the free list as it
+ * was (a tree left larger than the tables is harmless).
+ */
+static int proc_table_grow(struct cfsbw_host *h)
+{
+	if (h->nr_rq >= HOST_NR_RQ_MAX)
+		return -ENOSPC;
+	unsigned n = h->nr_rq * 2 < HOST_NR_RQ_MAX ? h->nr_rq * 2 : HOST_NR_RQ_MAX;
+	int err = cfsbw_tree_set_nr_rq(h->tree, n);
+	if (err < 0)
+		return err;
+	struct host_proc **procs = realloc(h->procs, n * sizeof(*procs));
+	if (!procs)
+		return -ENOMEM;
+	h->procs = procs;
+	unsigned *free_rq = realloc(h->free_rq, n * sizeof(*free_rq));
+	if (!free_rq)
+		return -ENOMEM;
+	h->free_rq = free_rq;
+	unsigned *arm_list = realloc(h->arm_list, n * sizeof(*arm_list));
+	if (!arm_list)
+		return -ENOMEM;
+	h->arm_list = arm_list;
+	for (unsigned rq = h->nr_rq; rq < n; rq++)
+		procs[rq] = NULL;
+	/* The new numbers go under the free ones, lowest popped first. */
+	memmove(free_rq + (n - h->nr_rq), free_rq,
+		h->nr_free_rq * sizeof(*free_rq));
+	for (unsigned i = 0; i < n - h->nr_rq; i++)
+		free_rq[i] = n - 1 - i;
+	h->nr_free_rq += n - h->nr_rq;
+	h->nr_rq = n;
+	return 0;
+}
+
+bool __proc_room(struct cfsbw_host *h)
+{
+	return h->nr_free_rq > 0 || proc_table_grow(h) == 0;
+}
+
 struct host_proc *__proc_new(struct cfsbw_host *h, pid_t pid)
 {
-	if (!h->nr_free_rq)
+	if (!__proc_room(h))
 		return NULL;
 	struct host_proc *p = calloc(1, sizeof(*p));
 	if (!p)

@@ -115,7 +115,7 @@ static void warn_full(struct cfsbw_host *h)
 	h->warned_full = true;
 	fprintf(stderr,
 		"cfsbw: more than %u processes at once: new ones run ungoverned\n",
-		HOST_NR_RQ);
+		HOST_NR_RQ_MAX);
 }
 
 /*
@@ -198,7 +198,7 @@ static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
 		 * it until we know whose it is, so that none of its CPU time
 		 * escapes (a child may live less than a tick).
 		 */
-		if (event == PTRACE_EVENT_STOP && h->nr_free_rq &&
+		if (event == PTRACE_EVENT_STOP && __proc_room(h) &&
 		    __early_add(h, tid, cfsbw_host_now_ns()))
 			return;
 		pt(PTRACE_CONT, tid, event ? 0 : sig_data(sig));
@@ -468,7 +468,7 @@ void __trace_detach_all(struct cfsbw_host *h)
 {
 	unsigned expected = 0; /* children announced, first stop not seen */
 
-	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
 		struct host_proc *p = h->procs[rq];
 		if (!p)
 			continue;
@@ -488,7 +488,7 @@ void __trace_detach_all(struct cfsbw_host *h)
 		}
 	}
 	/* Forget every thread detached above. */
-	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
 		struct host_proc *p = h->procs[rq];
 		if (!p)
 			continue;
@@ -538,7 +538,7 @@ void __trace_detach_all(struct cfsbw_host *h)
 		pt(PTRACE_DETACH, tid, event ? 0 : sig_data(sig));
 	}
 	/* Processes now empty leave the core. */
-	for (unsigned rq = 0; rq < HOST_NR_RQ; rq++) {
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
 		struct host_proc *p = h->procs[rq];
 		if (p && !p->threads)
 			proc_gone(h, p);
