@@ -60,8 +60,12 @@ static void report(const char *what, const struct run_result *r,
 /*
  * The checks common to every saturated run: cfsbw saw all the CPU time
  * (R5: short-lived processes included), the group never got more than R13
- * allows, and, when the machine let the group use its quota, it got its
- * target within tol.
+ * allows, it used nearly its quota in each throttled period, and, when the
+ * machine let the group use its quota, it got its target within tol.
+ * "Nearly", by the same tol: under v4 the runtime an exiting process gives
+ * back waits in the pool for the next refresh when every other process is
+ * throttled (seen once in CI: 1.5296 s against 1.55 s for 31 periods in the
+ * sanitizer build, whose short-lived children are slow to start).
  */
 #define CHECK_LIMIT(r, quota_s, target, tol)                                   \
 	do {                                                                   \
@@ -69,7 +73,8 @@ static void report(const char *what, const struct run_result *r,
 		ASSERT_INT((r).exit_code, ==, 0);                              \
 		ASSERT_NEAR((double)(r).usage_ns / 1e9, g_, 0.02 * g_ + 0.02); \
 		ASSERT_TRUE(g_ <= bound_s(&(r), quota_s) + 0.01);              \
-		ASSERT_TRUE(g_ >= (quota_s) * (double)(r).nr_throttled - 0.02); \
+		ASSERT_TRUE(g_ >= (1.0 - (tol)) * (quota_s) *                \
+					  (double)(r).nr_throttled - 0.02);    \
 		if ((r).nr_throttled + 2 >= (r).nr_periods)                    \
 			ASSERT_NEAR(g_ / span_s(&(r)), target, (tol) * (target)); \
 		else                                                           \
