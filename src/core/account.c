@@ -12,17 +12,6 @@
 #include "core/bandwidth.h"
 
 /*
- * R6: give amount_ns from the pool (already taken) to account a.
- * Caller holds the pool lock.
- */
-void __account_give(struct cfsbw_group *g, struct cfsbw_account *a,
-		    int64_t amount_ns)
-{
-	(void)g;
-	a->runtime_remaining += amount_ns;
-}
-
-/*
  * R7: a has run dry and the pool could not refill it.  Its group's entity
  * on this runqueue must leave the runqueue; everything below follows (R11).
  * Caller holds the pool lock.
@@ -77,7 +66,7 @@ static void account_assign(struct cfsbw_group *g, struct cfsbw_account *a,
 	if (tree->policy == CFSBW_POLICY_UPSTREAM)
 		want -= a->runtime_remaining;
 	__pool_start_timer(g, now_ns);
-	__account_give(g, a, __pool_take(g, want));
+	a->runtime_remaining += __pool_take(g, want);
 	g->pool.idle = false;
 }
 

@@ -144,8 +144,6 @@ struct cfsbw_pool {
 	struct cfsbw_list throttled;
 	/* R10 (v4): accounts with runnable tasks; the timer may stop at 0. */
 	atomic_uint nr_busy;
-	/* R13 bookkeeping: runtime handed out since the last refill. */
-	int64_t assigned_this_period;
 	struct cfsbw_stats stats;
 };
 
@@ -222,8 +220,6 @@ void __account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
 			int64_t now_ns);
 void __account_unthrottle(struct cfsbw_group *g, struct cfsbw_account *a,
 			  int64_t now_ns);
-void __account_give(struct cfsbw_group *g, struct cfsbw_account *a,
-		    int64_t amount_ns);
 
 /* hierarchy.c: R11 and R9 bookkeeping when an account (un)throttles. */
 void __hierarchy_throttle(struct cfsbw_group *g, unsigned rq);

@@ -27,7 +27,6 @@ int64_t __pool_take(struct cfsbw_group *g, int64_t want_ns)
 	if (amount <= 0)
 		return 0;
 	pool->runtime -= amount;
-	pool->assigned_this_period += amount;
 	return amount;
 }
 
@@ -74,7 +73,7 @@ static void pool_distribute(struct cfsbw_group *g, int64_t now_ns)
 		int64_t want = g->tree->policy == CFSBW_POLICY_UPSTREAM
 				       ? 1 - a->runtime_remaining
 				       : g->tree->slice_ns;
-		__account_give(g, a, __pool_take(g, want));
+		a->runtime_remaining += __pool_take(g, want);
 		if (a->runtime_remaining > 0)
 			__account_unthrottle(g, a, now_ns);
 		pos = next;
@@ -92,7 +91,6 @@ static bool pool_refresh(struct cfsbw_group *g, int64_t overrun,
 	bool throttled = !list_empty(&pool->throttled);
 
 	pool->stats.nr_periods += (uint64_t)overrun;
-	pool->assigned_this_period = 0;
 
 	if (g->tree->policy == CFSBW_POLICY_UPSTREAM) {
 		/* Unused quota carries over up to the burst (R13's + burst). */
@@ -185,7 +183,6 @@ void __pool_return(struct cfsbw_group *g, int64_t amount_ns, int64_t now_ns)
 
 	pool->runtime = pool->runtime > cap - amount_ns ? cap
 							: pool->runtime + amount_ns;
-	pool->assigned_this_period -= amount_ns;
 	if (g->tree->policy == CFSBW_POLICY_UPSTREAM &&
 	    pool->runtime > g->tree->slice_ns && !list_empty(&pool->throttled) &&
 	    !pool->slack_started &&
@@ -257,7 +254,6 @@ int __group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
 	pool->burst_ns = burst_ns;
 	pool->runtime = quota_ns;
 	pool->runtime_snap = quota_ns;
-	pool->assigned_this_period = 0;
 	pool->idle = false;
 	if (g->tree->policy == CFSBW_POLICY_HARDLIMITS)
 		__hardlimits_reset(g);
