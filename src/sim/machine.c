@@ -360,20 +360,8 @@ static bool can_migrate(const struct sim *s, const struct sim_task *t,
 	       !cfsbw_throttled(t->g->cg, dst);
 }
 
-/* Pull one queued task that may move from src to dst. */
-static bool pull_one(struct sim *s, unsigned src, unsigned dst, bool newidle)
-{
-	struct sim_cpu *from = &s->cpus[src];
-	for (struct sim_list *l = from->tasks.next; l != &from->tasks;
-	     l = l->next) {
-		struct sim_task *t = task_of_link(l);
-		if (!can_migrate(s, t, src, dst))
-			continue;
-		migrate_task(s, t, dst, newidle);
-		return true;
-	}
-	return false;
-}
+static bool pull_task(struct sim *s, unsigned src, unsigned dst, uint64_t diff,
+		      bool newidle);
 
 /*
  * A CPU about to idle pulls from the busiest CPU of its domain (newidle
@@ -398,7 +386,7 @@ static bool newidle_pull(struct sim *s, unsigned dst)
 			best_nr = s->cpus[c].nr;
 		}
 	}
-	return best != UINT32_MAX && pull_one(s, best, dst, true);
+	return best != UINT32_MAX && pull_task(s, best, dst, UINT64_MAX, true);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -427,12 +415,13 @@ static uint64_t task_h_load(const struct sim_task *t)
 }
 
 /*
- * Pull one queued task from src to dst that narrows their difference in
- * load (diff): one whose load is under half of it, so that moving it
- * cannot swap the roles and send it back at the next pass.  R8 as in
- * can_migrate().
+ * Pull one queued task that may move from src to dst (can_migrate).  With
+ * a bound diff (the two CPUs' difference in load), only one whose load is
+ * under half of it, so that moving it cannot swap the roles and send it
+ * back at the next pass; UINT64_MAX: any task (newidle, or an empty dst).
  */
-static bool pull_load(struct sim *s, unsigned src, unsigned dst, uint64_t diff)
+static bool pull_task(struct sim *s, unsigned src, unsigned dst, uint64_t diff,
+		      bool newidle)
 {
 	struct sim_cpu *from = &s->cpus[src];
 	for (struct sim_list *l = from->tasks.next; l != &from->tasks;
@@ -440,9 +429,9 @@ static bool pull_load(struct sim *s, unsigned src, unsigned dst, uint64_t diff)
 		struct sim_task *t = task_of_link(l);
 		if (!can_migrate(s, t, src, dst))
 			continue;
-		if (2 * task_h_load(t) >= diff)
+		if (diff != UINT64_MAX && 2 * task_h_load(t) >= diff)
 			continue;
-		migrate_task(s, t, dst, false);
+		migrate_task(s, t, dst, newidle);
 		return true;
 	}
 	return false;
@@ -489,8 +478,10 @@ static void balance(struct sim *s)
 			break; /* the idle CPUs are served */
 		bool moved = false;
 		if (s->cpus[src].nr >= 2)
-			moved = s->cpus[dst].nr == 0 ? pull_one(s, src, dst, false)
-						     : pull_load(s, src, dst, ls - ld);
+			moved = pull_task(s, src, dst,
+					  s->cpus[dst].nr == 0 ? UINT64_MAX
+							       : ls - ld,
+					  false);
 		if (moved)
 			lo++;
 		else
