@@ -60,6 +60,12 @@ struct host_proc {
 	bool arm_pending;      /* unthrottled: charge and re-arm after the call */
 	int64_t last_cpu_ns;   /* process CPU time read so far */
 	int64_t debt_ns;       /* read but not charged yet: ran while throttled */
+	/*
+	 * Pool runtime beyond its account that its CPU-time timer was armed
+	 * for (host.c, "reach"): promised to it, not yet drawn.
+	 */
+	int64_t reach_ns;
+	bool resync;           /* reach taken back for a timer: re-arm after */
 	bool enqueued;         /* R9: counted as runnable by the core */
 	bool idle;             /* no CPU for a whole period: dequeued */
 	uint64_t active_seq;   /* period_seq when its CPU time last grew */
@@ -117,6 +123,11 @@ struct cfsbw_host {
 	 * it to the next process charged (R13 over whole runs).
 	 */
 	int64_t debt_ns;
+	/* The sum of every process's reach_ns: never more than the pool. */
+	int64_t reach_ns;
+	unsigned nr_reaching;      /* processes with a promise */
+	unsigned nr_idle;          /* processes dequeued as idle */
+	bool reach_revoking;
 	/* Period timer expiries so far: the idle scan's clock. */
 	uint64_t period_seq;
 	uint64_t usage_ns;
