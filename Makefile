@@ -8,6 +8,7 @@
 #   make CC=clang        any C11 compiler
 #   make SANITIZE=address,undefined   sanitizer build (its own BUILD dir)
 #   make MODE=debug      -O0 -g
+#   make STATIC=         a dynamically linked cfsbw command
 
 CC ?= cc
 MODE ?= release
@@ -36,6 +37,15 @@ CFLAGS ?= $(OPT)
 ALL_CFLAGS := -std=c11 $(WARNINGS) $(CFLAGS) -MMD -MP -Iinclude -Isrc
 ALL_LDFLAGS := $(LDFLAGS)
 LDLIBS := -lm -pthread
+
+# The command is linked statically (not under a sanitizer, which needs the
+# dynamic loader): loading libc and libm was about 1 ms of the 4 ms cfsbw
+# spends starting, and a static binary runs in any container or CI image.
+ifeq ($(SANITIZE),)
+STATIC ?= -static
+else
+STATIC :=
+endif
 
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -84,7 +94,7 @@ $(LIB): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(BIN): $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) $(STATIC) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(LIB) $(LDLIBS)
