@@ -162,7 +162,10 @@ static int64_t reach_grant(struct cfsbw_host *h, struct host_proc *p)
 	int64_t avail = cfsbw_group_pool_runtime_ns(h->group) - h->reach_ns;
 	if (avail <= spare || !unpromised)
 		return 0;
-	p->reach_ns = (avail - spare) / unpromised;
+	int64_t share = (avail - spare) / unpromised;
+	if (share <= 0)
+		return 0; /* reach_drop counts a promise only when it is > 0 */
+	p->reach_ns = share;
 	h->reach_ns += p->reach_ns;
 	h->nr_reaching++;
 	return p->reach_ns;
