@@ -30,6 +30,20 @@ TEST(exit_status_is_the_commands, "cli")
 	ASSERT_TRUE(strstr(r.err, "/nonexistent/cmd") != NULL);
 }
 
+/* Run cfsbw run args, send cfsbw sig after delay_ms, collect the result. */
+static void run_then_signal(const char *const args[], long delay_ms, int sig,
+			    struct run_result *r)
+{
+	char sp[128], ep[128], op[128];
+	memset(r, 0, sizeof *r);
+	double t0 = host_now_s();
+	pid_t pid = host_start(args, sp, ep, op);
+	struct timespec wait = {delay_ms / 1000, (delay_ms % 1000) * 1000000};
+	nanosleep(&wait, NULL);
+	kill(pid, sig);
+	host_finish(pid, t0, sp, ep, op, r);
+}
+
 /*
  * SIGINT, SIGTERM and SIGHUP sent to cfsbw while its command is held
  * stopped most of the time (10 % of a CPU): the command is resumed, gets the
@@ -44,15 +58,8 @@ TEST(signals_resume_and_reach_the_command, "R10 cli")
 		const char *args[] = {"--quota", "10ms", "--period", "100ms",
 				      "--", host_workload(), "trap", signo,
 				      "10", NULL};
-		char sp[128], ep[128], op[128];
 		struct run_result r;
-		memset(&r, 0, sizeof r);
-		double t0 = host_now_s();
-		pid_t pid = host_start(args, sp, ep, op);
-		struct timespec wait = {0, 350000000};
-		nanosleep(&wait, NULL);
-		kill(pid, sigs[i]);
-		host_finish(pid, t0, sp, ep, op, &r);
+		run_then_signal(args, 350, sigs[i], &r);
 		char want[32];
 		snprintf(want, sizeof want, "caught %d", sigs[i]);
 		ASSERT_STR(r.out[0] ? strtok(r.out, "\n") : "", want);
@@ -266,9 +273,9 @@ TEST(help_describes_the_options, "cli")
 	struct run_result r;
 	host_run(args, &r);
 	ASSERT_INT(r.exit_code, ==, 0);
-	static const char *const words[] = {"--quota", "--cpus",   "--period",
-					    "--burst", "--slice",  "--policy",
-					    "--pid",   "--stats", "--stat-interval"};
+	static const char *const words[] = {
+		"--quota", "--cpus",  "--period",        "--burst",   "--slice",
+		"--policy", "--pid",  "--stats", "--stat-interval", "--wait-all"};
 	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
 		ASSERT_TRUE(strstr(r.out, words[i]) != NULL);
 }
@@ -342,6 +349,80 @@ TEST(user_stop_and_continue_pass_through, "R10 cli")
 	ASSERT_INT(c - b, >, 50000000);  /* running again, at 0.5 CPU */
 }
 
+/*
+ * --wait-all: the command exits at once, leaving a process with 2 busy
+ * threads; cfsbw keeps it in the group (R5: its CPU is charged; R13: the
+ * group stays within its quota) until it exits 1.5 s later, then exits
+ * with the command's status.  Without the flag, cfsbw ends with the
+ * command and what it left goes free (as timeout(1) does).
+ */
+TEST(wait_all_keeps_governing_what_the_command_leaves, "R5 R13 cli")
+{
+	const char *script = "\"$0\" spin 1.5 2 & exit 3";
+	const char *args[] = {"--quota", "50ms", "--period", "100ms",
+			      "--wait-all", "--", "sh", "-c", script,
+			      host_workload(), NULL};
+	struct run_result r;
+	host_run(args, &r);
+	printf("    --wait-all: %.3f s, usage %.3f s over %u periods "
+	       "(%u throttled), %u processes\n",
+	       r.wall_s, (double)r.usage_ns / 1e9, (unsigned)r.nr_periods,
+	       (unsigned)r.nr_throttled, (unsigned)r.nr_processes);
+	ASSERT_INT(r.exit_code, ==, 3);
+	ASSERT_TRUE(r.wall_s >= 1.4);
+	ASSERT_UINT(r.nr_processes, >=, 2);
+	/* R13: at most one quota per period, plus the full pool at start. */
+	ASSERT_UINT(r.usage_ns, <=, 50000000 * (r.nr_periods + 1) + 10000000);
+	/* Saturated (2 busy threads against half a CPU): the quota is used. */
+	if (r.nr_throttled + 2 >= r.nr_periods)
+		ASSERT_TRUE((double)r.usage_ns >= 0.97 * 0.5 * (double)r.wall_ns);
+
+	const char *quick = "\"$0\" spin 0.3 2 & exit 3";
+	const char *free_args[] = {"--quota", "50ms", "--period", "100ms",
+				   "--", "sh", "-c", quick, host_workload(),
+				   NULL};
+	host_run(free_args, &r);
+	ASSERT_INT(r.exit_code, ==, 3);
+	ASSERT_TRUE(r.wall_s < 0.25);
+	/* The freed process ends by itself; reap it if it came to us. */
+	struct timespec rest = {0, 400000000};
+	nanosleep(&rest, NULL);
+	while (waitpid(-1, NULL, __WALL | WNOHANG) > 0)
+		;
+}
+
+/*
+ * --wait-all, the command gone: a SIGTERM sent to cfsbw reaches what the
+ * command left (held at 10 % of a CPU), which handles it; cfsbw exits with
+ * the command's status.
+ */
+TEST(wait_all_passes_a_signal_to_what_is_left, "R10 cli")
+{
+	char caught[64];
+	snprintf(caught, sizeof caught, "/tmp/cfsbw-test-%d-caught",
+		 (int)getpid());
+	unlink(caught);
+	const char *script = "\"$0\" trap 15 10 > \"$1\" & exit 0";
+	const char *args[] = {"--quota", "10ms", "--period", "100ms",
+			      "--wait-all", "--", "sh", "-c", script,
+			      host_workload(), caught, NULL};
+	struct run_result r;
+	run_then_signal(args, 400, SIGTERM, &r);
+	ASSERT_INT(r.exit_code, ==, 0);
+	ASSERT_TRUE(r.wall_s < 2.0);
+	/* The trap prints once it has run: give it a moment after cfsbw. */
+	char out[256] = "";
+	for (int i = 0; i < 40 && !strstr(out, "caught 15"); i++) {
+		struct timespec ms50 = {0, 50000000};
+		nanosleep(&ms50, NULL);
+		slurp(caught, out, sizeof out);
+	}
+	unlink(caught);
+	ASSERT_TRUE(strstr(out, "caught 15") != NULL);
+	while (waitpid(-1, NULL, __WALL | WNOHANG) > 0)
+		;
+}
+
 TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(signals_resume_and_reach_the_command)
 	  TEST_ENTRY(kill_9_leaves_nothing_stopped)
@@ -349,4 +430,6 @@ TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(unlimited_and_edge_values_accepted)
 	  TEST_ENTRY(help_describes_the_options)
 	  TEST_ENTRY(stats_file_and_stat_interval)
-	  TEST_ENTRY(user_stop_and_continue_pass_through))
+	  TEST_ENTRY(user_stop_and_continue_pass_through)
+	  TEST_ENTRY(wait_all_keeps_governing_what_the_command_leaves)
+	  TEST_ENTRY(wait_all_passes_a_signal_to_what_is_left))

@@ -53,6 +53,9 @@ static const char run_usage[] =
 	"                    nr_throttled, throttled_time (ns), usage_ns,\n"
 	"                    wall_ns, self_cpu_ns, ...; '-' for stdout\n"
 	"  --stat-interval D print cpu.stat and the usage to stderr every D\n"
+	"  --wait-all        when CMD exits, keep governing what it left\n"
+	"                    running, until the last of it exits (as a cgroup\n"
+	"                    would); without it, those processes go free\n"
 	"  -h, --help        this text\n"
 	"\n"
 	"examples:\n"
@@ -69,6 +72,7 @@ static const char run_usage[] =
 struct run_opts {
 	const char *quota, *cpus, *period, *burst, *slice, *policy;
 	const char *stats_file, *stat_interval, *pid;
+	bool wait_all;
 	char **argv;
 	int64_t stat_interval_ns;
 };
@@ -115,6 +119,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		}
 		if (a[0] != '-' || !a[1])
 			break; /* the command */
+		if (!strcmp(a, "--wait-all")) {
+			o->wait_all = true;
+			continue;
+		}
 		size_t k;
 		for (k = 0; k < sizeof flags / sizeof flags[0]; k++) {
 			size_t n = strlen(flags[k].name);
@@ -384,6 +392,7 @@ int cli_run_main(int argc, char **argv)
 	int64_t start = cfsbw_host_now_ns();
 	cfg.on_stat = print_stat;
 	cfg.ctx = &start;
+	cfg.wait_all = o.wait_all;
 	struct cfsbw_host *h;
 	int err = cfsbw_host_create(&cfg, &h);
 	if (err < 0) {

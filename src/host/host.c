@@ -665,6 +665,21 @@ static int handle_signals(struct cfsbw_host *h, bool *from_process)
 	return stop_sig;
 }
 
+/* The command has exited and, with wait_all, so has every descendant. */
+static bool run_over(const struct cfsbw_host *h)
+{
+	if (!h->root_gone)
+		return false;
+	return !h->cfg.wait_all || (h->nr_live == 0 && h->nr_early == 0);
+}
+
+static void signal_all(struct cfsbw_host *h, int sig)
+{
+	for (unsigned rq = 0; rq < h->nr_rq; rq++)
+		if (h->procs[rq])
+			kill(h->procs[rq]->pid, sig);
+}
+
 static int shell_status(int status)
 {
 	if (WIFEXITED(status))
@@ -729,17 +744,27 @@ int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)
 	bool from_process = false;
 	/* A SIGCHLD may have come before the loop: look first. */
 	__trace_reap(h);
-	while (!h->root_gone && !sig)
+	while (!run_over(h) && !sig)
 		sig = handle_signals(h, &from_process);
+	/*
+	 * --wait-all, the command gone: a signal sent to cfsbw is meant for
+	 * the processes it governs; send it while they are still our tracees
+	 * (an exited tracee waits for us, so no pid here can be reused).
+	 */
+	bool root_exited = h->root_gone; /* detaching below forgets it too */
+	if (sig && from_process && root_exited)
+		signal_all(h, sig);
 	struct itimerspec off = {{0, 0}, {0, 0}};
 	timer_settime(h->timers[HOST_TIMER_STAT], 0, &off, NULL);
 	int64_t end = cfsbw_host_now_ns();
 	charge_all(h);
 	cfsbw_group_stats(h->group, &res->stats);
-	/* The command has exited: its descendants go free (docs/host.md). */
+	/* The run is over: whatever is left goes free (docs/host.md). */
 	__trace_detach_all(h);
 	if (sig) {
-		wait_command(h, sig, from_process);
+		/* With wait_all the command may be gone, its pid reused. */
+		if (!root_exited)
+			wait_command(h, sig, from_process);
 		res->signal_received = sig;
 	}
 	res->usage_ns = h->usage_ns;

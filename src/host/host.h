@@ -5,18 +5,20 @@
  * runqueue of the core with its own local account (SPEC section 1).  The
  * driver reads each process's CPU time from the kernel's per-process CPU
  * clock, arms a CPU-time timer on that clock for the runtime the account
- * holds (so it learns that the account ran dry within one kernel tick,
- * without polling), stops a throttled process and resumes it when the
- * period timer refreshes the pool (R7, R10).  Descendants join the group the
- * moment they are created: the driver is their ptrace tracer (PTRACE_SEIZE
- * with fork, vfork, clone, exec and exit events); see docs/host.md for why.
+ * holds and a share of the pool (so it learns that the runtime is spent
+ * within one kernel tick, without polling), stops a throttled process and
+ * resumes it when the period timer refreshes the pool (R7, R10).
+ * Descendants join the group the moment they are created: the driver is
+ * their ptrace tracer (PTRACE_SEIZE with fork, vfork and clone events); see
+ * docs/host.md for why.
  *
  * Stopping is a ptrace stop (PTRACE_INTERRUPT of every thread), never
  * SIGSTOP: when the driver dies, even of SIGKILL, the kernel detaches every
  * tracee and wakes those in a ptrace stop, so no process is left stopped.
  *
- * The driver is single-threaded: one event loop (signalfd, timerfd, poll)
- * makes every call into the core, so the core's serialization rules hold
+ * The driver is single-threaded: one event loop (one signalfd for every
+ * event: child stops and exits, POSIX timers, signals) makes every call
+ * into the core, so the core's serialization rules hold
  * trivially.  It owns the core tree it creates; the caller configures the
  * governed group through the file interface (cfsbw_file_write) before
  * starting processes, with times from cfsbw_host_now_ns().
@@ -26,6 +28,7 @@
 #ifndef CFSBW_HOST_H
 #define CFSBW_HOST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -42,6 +45,13 @@ struct cfsbw_host_config {
 	int64_t stat_interval_ns;
 	cfsbw_host_stat_fn *on_stat;
 	void *ctx;
+	/*
+	 * false: the run ends when the command (or the --pid process) exits,
+	 * and descendants it leaves behind are released, as timeout(1) does.
+	 * true: they stay governed until the last of them exits, as in a
+	 * cgroup; a signal that ends the run early is passed to each of them.
+	 */
+	bool wait_all;
 };
 
 /* What a run consumed and how it ended (the --stats file's contents). */
