@@ -16,6 +16,7 @@
  * checked against R13's bound only, never against the target.
  */
 #include "harness.h"
+#include "host/host.h"
 #include "test_host.h"
 
 /* The span the governed processes existed, from cfsbw's --stats, in s. */
@@ -214,6 +215,41 @@ TEST(attached_process_held_to_20_percent, "R5 R10")
 }
 
 /*
+ * --pid on a process that creates threads all the time: a thread born while
+ * cfsbw reads the process's task list is already its tracee (the clone
+ * event of a thread it holds), and seizing it again fails with EPERM.  That
+ * once made 2 of 20 attaches fail; each must succeed and hold the limit.
+ */
+TEST(attach_to_a_process_making_threads, "R5 R13 cli")
+{
+	for (int i = 0; i < 6; i++) {
+		fflush(stdout);
+		pid_t w = fork();
+		if (w == 0) {
+			execl(host_workload(), "workload", "churn", "2", "0.2",
+			      "0.8", (char *)NULL);
+			_exit(127);
+		}
+		struct timespec settle = {0, 50 * 1000000};
+		nanosleep(&settle, NULL);
+		char pid[16];
+		snprintf(pid, sizeof pid, "%d", (int)w);
+		const char *args[] = {"--cpus", "0.5", "--period", "50ms",
+				      "--pid", pid, NULL};
+		struct run_result r;
+		host_run(args, &r);
+		int status;
+		waitpid(w, &status, 0);
+		ASSERT_INT(r.exit_code, ==, 0);
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		/* R13, and a tick per period past the throttle. */
+		ASSERT_TRUE((double)r.usage_ns / 1e9 <=
+			    0.025 * (double)(r.nr_periods + 1) + 0.01);
+		ASSERT_UINT(r.nr_throttled, >=, 1);
+	}
+}
+
+/*
  * The upstream policy's refresh pays debts (-runtime + 1).  It also takes
  * back the slice the sleeping "measure" wrapper drew at birth (v4 leaves it
  * stranded there, seed 003), so the group can use all of the start-up quota
@@ -232,6 +268,25 @@ TEST(upstream_policy_holds_20_percent, "R10 R13 section-6")
 	CHECK_LIMIT(r, 0.020, 0.2, 0.04);
 }
 
+/*
+ * The library refuses what it cannot govern: hard limits (seeds 009-011)
+ * cap a group by runqueue shares that processes do not have.
+ */
+TEST(host_refuses_the_hard_limits_policy, "section-6 cli")
+{
+	struct cfsbw_host_config cfg;
+	memset(&cfg, 0, sizeof cfg);
+	struct cfsbw_host *h = NULL;
+	cfg.policy = CFSBW_POLICY_HARDLIMITS;
+	ASSERT_INT(cfsbw_host_create(&cfg, &h), ==, -EINVAL);
+	ASSERT_TRUE(h == NULL);
+	cfg.policy = CFSBW_POLICY_COUNT;
+	ASSERT_INT(cfsbw_host_create(&cfg, &h), ==, -EINVAL);
+	cfg.policy = CFSBW_POLICY_UPSTREAM;
+	ASSERT_INT(cfsbw_host_create(&cfg, &h), ==, 0);
+	cfsbw_host_destroy(h);
+}
+
 TEST_MAIN(TEST_ENTRY(busy_process_held_to_20_percent)
 	  TEST_ENTRY(two_processes_held_to_1_5_cpus)
 	  TEST_ENTRY(four_threads_held_to_one_cpu)
@@ -239,4 +294,6 @@ TEST_MAIN(TEST_ENTRY(busy_process_held_to_20_percent)
 	  TEST_ENTRY(many_live_processes_all_governed)
 	  TEST_ENTRY(group_below_quota_never_throttled)
 	  TEST_ENTRY(attached_process_held_to_20_percent)
-	  TEST_ENTRY(upstream_policy_holds_20_percent))
+	  TEST_ENTRY(attach_to_a_process_making_threads)
+	  TEST_ENTRY(upstream_policy_holds_20_percent)
+	  TEST_ENTRY(host_refuses_the_hard_limits_policy))

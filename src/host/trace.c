@@ -175,7 +175,8 @@ static void proc_gone(struct cfsbw_host *h, struct host_proc *p)
 static void on_exit_status(struct cfsbw_host *h, pid_t tid, int status)
 {
 	struct host_thread *t = __thread_find(h, tid);
-	if (tid == h->root_pid)
+	/* Once gone, its pid may be a new process's (--wait-all). */
+	if (tid == h->root_pid && !h->root_gone)
 		h->root_status = status;
 	if (!t)
 		return;
@@ -281,8 +282,16 @@ void __trace_reap(struct cfsbw_host *h)
 		else if (WIFEXITED(status) || WIFSIGNALED(status))
 			on_exit_status(h, tid, status);
 	}
-	if (h->nr_early)
-		__early_expire(h, cfsbw_host_now_ns(), release_untracked);
+	/*
+	 * A held tid whose creator never names it is let go after a while;
+	 * the timer makes sure that happens even if no other report comes.
+	 */
+	if (h->nr_early) {
+		int64_t next = __early_expire(h, cfsbw_host_now_ns(),
+					      release_untracked);
+		if (next)
+			__host_early_timer(h, next);
+	}
 }
 
 /* Seize every thread of pid, repeating until none appears that we lack. */
@@ -303,7 +312,17 @@ static int seize_threads(struct cfsbw_host *h, struct host_proc *p)
 			if (tid <= 0 || __thread_find(h, tid))
 				continue;
 			if (pt(PTRACE_SEIZE, tid, TRACE_OPTIONS) < 0) {
-				if (errno != ESRCH && !err)
+				/*
+				 * ESRCH: gone.  EPERM on a thread other than
+				 * the leader, which we hold: a thread created
+				 * since, traced already by the clone event
+				 * that will name it (threads share the
+				 * leader's credentials, so it is not a lack
+				 * of permission).
+				 */
+				bool ours = errno == EPERM && tid != p->pid &&
+					    p->threads;
+				if (errno != ESRCH && !ours && !err)
 					err = -errno;
 				continue;
 			}
@@ -515,8 +534,10 @@ void __trace_detach_all(struct cfsbw_host *h)
 			continue;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			if (tid == h->root_pid)
+			if (tid == h->root_pid && !h->root_gone) {
 				h->root_status = status;
+				h->root_gone = true;
+			}
 			struct host_thread *t = __thread_find(h, tid);
 			if (t)
 				__thread_forget(h, t);

@@ -6,6 +6,8 @@
  *   workload procs N SECONDS            an idle parent with N busy children
  *   workload forky LIVE CPU_MS SECONDS  keeps LIVE children alive, each
  *                                       spinning CPU_MS of CPU then exiting
+ *   workload churn LIVE CPU_MS SECONDS  the same with threads: keeps LIVE
+ *                                       threads alive, each spinning CPU_MS
  *   workload bursty BUSY_MS SLEEP_MS SECONDS
  *                                       bursts of BUSY_MS of CPU, then
  *                                       SLEEP_MS asleep; prints each burst's
@@ -140,6 +142,40 @@ static int cmd_forky(int argc, char **argv)
 	return 0;
 }
 
+static int64_t churn_cpu_ns;
+
+static void *churn_thread(void *arg)
+{
+	(void)arg;
+	spin_cpu(churn_cpu_ns);
+	return NULL;
+}
+
+/* Threads born and gone all the time, each joined by the main thread. */
+static int cmd_churn(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	int live = atoi(argv[0]);
+	if (live < 1 || live > 64)
+		return 2;
+	churn_cpu_ns = (int64_t)(atof(argv[1]) * 1e6);
+	int64_t until = now_ns(CLOCK_MONOTONIC) + secs(argv[2]);
+	pthread_t t[64];
+	long threads = 0;
+	for (int i = 0; i < live; i++)
+		pthread_create(&t[i], NULL, churn_thread, NULL);
+	for (int i = 0; now_ns(CLOCK_MONOTONIC) < until; i = (i + 1) % live) {
+		pthread_join(t[i], NULL);
+		pthread_create(&t[i], NULL, churn_thread, NULL);
+		threads++;
+	}
+	for (int i = 0; i < live; i++)
+		pthread_join(t[i], NULL);
+	fprintf(stderr, "churn: %ld threads\n", threads);
+	return 0;
+}
+
 static int cmp64(const void *a, const void *b)
 {
 	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -220,7 +256,7 @@ static int cmd_measure(char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fputs("usage: workload spin|procs|forky|bursty|exit|kill|trap ...\n",
+		fputs("usage: workload spin|procs|forky|churn|bursty|exit|kill|trap ...\n",
 		      stderr);
 		return 2;
 	}
@@ -233,6 +269,8 @@ int main(int argc, char **argv)
 		return cmd_procs(argc, argv);
 	if (!strcmp(c, "forky"))
 		return cmd_forky(argc, argv);
+	if (!strcmp(c, "churn"))
+		return cmd_churn(argc, argv);
 	if (!strcmp(c, "bursty"))
 		return cmd_bursty(argc, argv);
 	if (!strcmp(c, "exit") && argc > 0)
