@@ -333,6 +333,8 @@ int __host_proc_join(struct cfsbw_host *h, struct host_proc *p,
 	p->idle = false;
 	p->active_seq = h->period_seq;
 	cfsbw_charge(h->group, p->rq, 0, now);
+	/* That slice may have come out of others' promises. */
+	reach_check(h);
 	if (!p->throttled)
 		cputimer_arm(h, p);
 	return 0;
@@ -372,6 +374,14 @@ void __host_proc_leave(struct cfsbw_host *h, struct host_proc *p)
 int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 		      struct cfsbw_host **out)
 {
+	/*
+	 * Hard limits (seeds 009-011) bound a group by its runqueues' shares,
+	 * which processes do not have here, and the reach's promises assume a
+	 * pool that only the period timer refills.
+	 */
+	if (cfg->policy >= CFSBW_POLICY_COUNT ||
+	    cfg->policy == CFSBW_POLICY_HARDLIMITS)
+		return -EINVAL;
 	struct cfsbw_host *h = calloc(1, sizeof(*h));
 	int err = -ENOMEM;
 	if (!h)
@@ -592,6 +602,11 @@ static void on_stat_timer(struct cfsbw_host *h)
 		h->cfg.on_stat(h->cfg.ctx, h);
 }
 
+void __host_early_timer(struct cfsbw_host *h, int64_t at_ns)
+{
+	host_timer_at(h->timers[HOST_TIMER_EARLY], at_ns);
+}
+
 static void on_host_timer(struct cfsbw_host *h, int which)
 {
 	switch (which) {
@@ -603,6 +618,9 @@ static void on_host_timer(struct cfsbw_host *h, int which)
 		break;
 	case HOST_TIMER_STAT:
 		on_stat_timer(h);
+		break;
+	case HOST_TIMER_EARLY:
+		__trace_reap(h);
 		break;
 	default:
 		break;
@@ -752,7 +770,7 @@ int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)
 	 * (an exited tracee waits for us, so no pid here can be reused).
 	 */
 	bool root_exited = h->root_gone; /* detaching below forgets it too */
-	if (sig && from_process && root_exited)
+	if (sig && from_process && root_exited && h->cfg.wait_all)
 		signal_all(h, sig);
 	struct itimerspec off = {{0, 0}, {0, 0}};
 	timer_settime(h->timers[HOST_TIMER_STAT], 0, &off, NULL);

@@ -49,7 +49,9 @@ struct cfsbw_host_config {
 	 * false: the run ends when the command (or the --pid process) exits,
 	 * and descendants it leaves behind are released, as timeout(1) does.
 	 * true: they stay governed until the last of them exits, as in a
-	 * cgroup; a signal that ends the run early is passed to each of them.
+	 * cgroup; a signal that a process sends to the driver after the
+	 * command has exited is passed to each of them (before, it goes to
+	 * the command, as without wait_all).
 	 */
 	bool wait_all;
 };
@@ -76,7 +78,8 @@ int64_t cfsbw_host_now_ns(void);
 /*
  * Create a driver with a core tree (policy cfg->policy) holding one group,
  * "/run", which the driver governs.  The caller owns *out and frees it with
- * cfsbw_host_destroy().  Returns 0, -EINVAL, -ENOMEM.
+ * cfsbw_host_destroy().  Returns 0, -EINVAL (an unknown policy, or the
+ * hard-limits one, which the driver does not support), -ENOMEM.
  */
 int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 		      struct cfsbw_host **out);

@@ -78,6 +78,7 @@ enum host_timer {
 	HOST_TIMER_PERIOD, /* R10 */
 	HOST_TIMER_SLACK,  /* upstream policy */
 	HOST_TIMER_STAT,   /* --stat-interval */
+	HOST_TIMER_EARLY,  /* a held early tid is due for release */
 	HOST_NR_TIMERS
 };
 
@@ -158,8 +159,9 @@ void __proc_free(struct cfsbw_host *h, struct host_proc *p);
 bool __early_take(struct cfsbw_host *h, pid_t tid);
 /* false when full: the caller lets the tid run on, unregistered for now. */
 bool __early_add(struct cfsbw_host *h, pid_t tid, int64_t now_ns);
-void __early_expire(struct cfsbw_host *h, int64_t now_ns,
-		    void (*release)(pid_t tid));
+/* Release the tids held too long; the next one's due time, or 0. */
+int64_t __early_expire(struct cfsbw_host *h, int64_t now_ns,
+		       void (*release)(pid_t tid));
 
 /* host.c: a process joins or leaves the core (R9, R10, R13). */
 int __host_proc_join(struct cfsbw_host *h, struct host_proc *p,
@@ -168,6 +170,8 @@ void __host_proc_leave(struct cfsbw_host *h, struct host_proc *p);
 /* Read p's CPU clock, charge what it used since (R5), re-arm its timer. */
 void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm);
 void __host_run_arm_list(struct cfsbw_host *h);
+/* Look at the held early tids again at at_ns (CLOCK_MONOTONIC). */
+void __host_early_timer(struct cfsbw_host *h, int64_t at_ns);
 
 /* trace.c */
 int __trace_spawn(struct cfsbw_host *h, char *const argv[]);

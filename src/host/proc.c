@@ -241,15 +241,20 @@ bool __early_take(struct cfsbw_host *h, pid_t tid)
  * thread of a --pid target that appeared while we attached) must not stay
  * stopped: after HOST_EARLY_MAX_NS it is let go, ungoverned.
  */
-void __early_expire(struct cfsbw_host *h, int64_t now_ns,
-		    void (*release)(pid_t tid))
+int64_t __early_expire(struct cfsbw_host *h, int64_t now_ns,
+		       void (*release)(pid_t tid))
 {
+	int64_t next = 0;
 	for (unsigned i = 0; i < h->nr_early;) {
-		if (now_ns - h->early_since_ns[i] > HOST_EARLY_MAX_NS) {
+		int64_t due = h->early_since_ns[i] + HOST_EARLY_MAX_NS;
+		if (now_ns >= due) {
 			release(h->early[i]);
 			early_remove(h, i);
 		} else {
+			if (!next || due < next)
+				next = due;
 			i++;
 		}
 	}
+	return next;
 }
