@@ -150,10 +150,13 @@ static void adopt(struct cfsbw_host *h, struct host_proc *parent, pid_t tid,
 	if (held) {
 		thread_resume_or_hold(t);
 	} else if (t->proc->throttled) {
-		/* Its first stop is still to come; make it a held one. */
+		/*
+		 * Its first stop is still to come (a tracee born of an event
+		 * always reports one) and will be held, as after an interrupt:
+		 * no PTRACE_INTERRUPT needed.
+		 */
 		t->state = TH_RUNNING;
-		if (pt(PTRACE_INTERRUPT, tid, 0) == 0)
-			t->interrupt_sent = true;
+		t->interrupt_sent = true;
 	}
 	return;
 
