@@ -175,12 +175,22 @@ static void proc_gone(struct cfsbw_host *h, struct host_proc *p)
 	__proc_free(h, p);
 }
 
+/*
+ * The command's exit status, recorded once: once it is gone, its pid may
+ * be a new process's (--wait-all keeps the run going).
+ */
+static void note_root_exit(struct cfsbw_host *h, pid_t tid, int status)
+{
+	if (tid != h->root_pid || h->root_gone)
+		return;
+	h->root_status = status;
+	h->root_gone = true;
+}
+
 static void on_exit_status(struct cfsbw_host *h, pid_t tid, int status)
 {
 	struct host_thread *t = __thread_find(h, tid);
-	/* Once gone, its pid may be a new process's (--wait-all). */
-	if (tid == h->root_pid && !h->root_gone)
-		h->root_status = status;
+	note_root_exit(h, tid, status);
 	if (!t)
 		return;
 	struct host_proc *p = t->proc;
@@ -537,10 +547,7 @@ void __trace_detach_all(struct cfsbw_host *h)
 			continue;
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
-			if (tid == h->root_pid && !h->root_gone) {
-				h->root_status = status;
-				h->root_gone = true;
-			}
+			note_root_exit(h, tid, status);
 			struct host_thread *t = __thread_find(h, tid);
 			if (t)
 				__thread_forget(h, t);
