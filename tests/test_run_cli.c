@@ -196,6 +196,11 @@ TEST(invalid_values_exit_2_naming_flag_and_value, "R2")
 		{"--cpus", "0.001", "Invalid argument"},
 		{"--cpus", "abc", "Invalid argument"},
 		{"--cpus", "1e300", "out of range"},
+		{"--cpus", "-0", "Invalid argument"},   /* -0 is 0, not negative */
+		{"--cpus", "-abc", "Invalid argument"}, /* not a negative number */
+		{"--cpus", "0x1p-1", "Invalid argument"},
+		{"--cpus", " 0.5", "Invalid argument"},
+		{"--quota", "-abc", "Invalid argument"},
 		{"--burst", "10ms", "upstream"},
 		{"--slice", "0", "Invalid argument"},
 		{"--slice", "x", "Invalid argument"},
@@ -204,6 +209,9 @@ TEST(invalid_values_exit_2_naming_flag_and_value, "R2")
 		{"--stat-interval", "abc", "Invalid argument"},
 		{"--pid", "abc", "Invalid argument"},
 		{"--pid", "0", "Invalid argument"},
+		{"--pid", " 5", "Invalid argument"},
+		/* Checked before the command starts, not lost after it. */
+		{"--stats", "/nonexistent/dir/s.json", "No such file"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const char *args[] = {bad[i].flag, bad[i].value, "--",
@@ -237,6 +245,7 @@ TEST(invalid_values_exit_2_naming_flag_and_value, "R2")
 		{"--quota", "10ms", NULL, NULL},
 		{"--quota", "10ms", "--cpus", "1"},
 		{"--pid", "1", "true", NULL},
+		{"--cpus", "--", "true", NULL}, /* "--" is not a value */
 	};
 	for (size_t i = 0; i < sizeof usage / sizeof usage[0]; i++) {
 		host_run(usage[i], &r);
@@ -255,6 +264,8 @@ TEST(unlimited_and_edge_values_accepted, "R2")
 		{"--period", "1000000"},  {"--period", "1ms"},
 		{"--cpus", "2.5"},        {"--slice", "1"},
 		{"--policy", "upstream"}, {"--stat-interval", "10ms"},
+		{"--cpus", "-0.5"},       {"--cpus", ".5"},
+		{"--cpus", "5e-1"},
 	};
 	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
 		const char *args[] = {good[i][0], good[i][1], "--",

@@ -37,7 +37,8 @@ static const char run_usage[] =
 	"  --quota D         CPU time per period (cpu.cfs_quota_us); at least\n"
 	"                    1ms; 'max' or a negative value: no limit\n"
 	"                    (default: no limit)\n"
-	"  --cpus X          quota = X * period (\"0.5\", \"1.5\"); 'max': no limit\n"
+	"  --cpus X          quota = X * period (\"0.5\", \"1.5\"); 'max' or a\n"
+	"                    negative number: no limit\n"
 	"  --period D        the period (cpu.cfs_period_us), 1ms..1s\n"
 	"                    (default: 500ms with v4, 100ms with upstream)\n"
 	"  --burst D         unused quota carried over, at most the quota\n"
@@ -51,7 +52,8 @@ static const char run_usage[] =
 	"                    children and every process they start\n"
 	"  --stats FILE      at exit, write a JSON object: nr_periods,\n"
 	"                    nr_throttled, throttled_time (ns), usage_ns,\n"
-	"                    wall_ns, self_cpu_ns, ...; '-' for stdout\n"
+	"                    wall_ns, self_cpu_ns, ...; '-' for stdout;\n"
+	"                    created before CMD starts\n"
 	"  --stat-interval D print cpu.stat and the usage to stderr every D\n"
 	"  --wait-all        when CMD exits, keep governing what it left\n"
 	"                    running, until the last of it exits (as a cgroup\n"
@@ -132,7 +134,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			const char *val;
 			if (a[n] == '=') {
 				val = a + n + 1;
-			} else if (i + 1 < argc) {
+			} else if (i + 1 < argc && strcmp(argv[i + 1], "--") != 0) {
+				/* "--" ends the options: "--cpus -- make" lost
+				 * its value rather than meaning "--cpus --". */
 				val = argv[++i];
 			} else {
 				return bad_usage("%s needs a value", flags[k].name);
@@ -166,21 +170,22 @@ static int bad_value(const char *flag, const char *value, const char *file,
  * A flag's duration as the microsecond integer its file takes.  A bare
  * number is passed on as written, so that the file's own parser (R2:
  * trailing garbage, 64-bit overflow) judges it exactly as the kernel would.
+ * TEXT is the part of VALUE to convert; messages name the whole VALUE.
  */
-static int duration_text(const char *flag, const char *value, const char *file,
-			 char *out, size_t size)
+static int duration_text_of(const char *flag, const char *value,
+			    const char *text, const char *file, char *out,
+			    size_t size)
 {
-	const char *p = value;
-	bool digits_only = *p != '\0';
-	for (const char *q = p; *q; q++)
+	bool digits_only = *text != '\0';
+	for (const char *q = text; *q; q++)
 		if (*q < '0' || *q > '9')
 			digits_only = false;
 	if (digits_only) {
-		snprintf(out, size, "%s", value);
+		snprintf(out, size, "%s", text);
 		return 0;
 	}
 	int64_t ns;
-	int err = cfsbw_parse_duration(value, CFSBW_NSEC_PER_USEC, &ns);
+	int err = cfsbw_parse_duration(text, CFSBW_NSEC_PER_USEC, &ns);
 	if (err < 0)
 		return bad_value(flag, value, file, err,
 				 "not a duration: a number with an optional "
@@ -191,6 +196,12 @@ static int duration_text(const char *flag, const char *value, const char *file,
 				 "the cgroup files take whole microseconds");
 	snprintf(out, size, "%" PRId64, ns / CFSBW_NSEC_PER_USEC);
 	return 0;
+}
+
+static int duration_text(const char *flag, const char *value, const char *file,
+			 char *out, size_t size)
+{
+	return duration_text_of(flag, value, value, file, out, size);
 }
 
 static int write_file(struct cfsbw_group *g, const char *flag,
@@ -206,9 +217,22 @@ static int write_file(struct cfsbw_group *g, const char *flag,
 	return 0;
 }
 
-static bool is_unlimited(const char *v)
+/*
+ * A number of CPUs as people write one: decimal, with an optional fraction
+ * and exponent ("0.5", "2", "1e-1").  strtod alone would also take leading
+ * spaces, hexadecimal, "inf" and "nan", which no one means here.
+ */
+static int parse_cpus(const char *v, double *cpus)
 {
-	return !strcmp(v, "max") || v[0] == '-';
+	if (!*v || strspn(v, "0123456789.eE+-") != strlen(v) ||
+	    !(v[0] == '-' || v[0] == '.' || (v[0] >= '0' && v[0] <= '9')))
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	*cpus = strtod(v, &end);
+	if (end == v || *end || !isfinite(*cpus))
+		return -EINVAL;
+	return 0;
 }
 
 /* Apply the bandwidth flags as file writes; returns 0 or exit status 2. */
@@ -242,9 +266,9 @@ static int configure(struct cfsbw_host *h, const struct run_opts *o)
 			snprintf(text, sizeof text, "-1");
 		} else if (o->quota[0] == '-') {
 			/* Any negative value means no limit (R2), if it is one. */
-			rc = duration_text("--quota", o->quota + 1,
-					   "cpu.cfs_quota_us", text + 1,
-					   sizeof text - 1);
+			rc = duration_text_of("--quota", o->quota, o->quota + 1,
+					      "cpu.cfs_quota_us", text + 1,
+					      sizeof text - 1);
 			if (rc)
 				return rc;
 			text[0] = '-';
@@ -259,16 +283,15 @@ static int configure(struct cfsbw_host *h, const struct run_opts *o)
 			return rc;
 	}
 	if (o->cpus) {
-		if (is_unlimited(o->cpus)) {
+		double cpus = 0;
+		if (strcmp(o->cpus, "max") != 0 && parse_cpus(o->cpus, &cpus) < 0)
+			return bad_value("--cpus", o->cpus, NULL, -EINVAL,
+					 "a number of CPUs such as 0.5 or 2; "
+					 "'max' or a negative number: no limit");
+		if (!strcmp(o->cpus, "max") || cpus < 0) {
+			/* As a negative quota: no limit (R2).  "-0" is 0. */
 			snprintf(text, sizeof text, "-1");
 		} else {
-			char *end;
-			errno = 0;
-			double cpus = strtod(o->cpus, &end);
-			if (end == o->cpus || *end || !isfinite(cpus))
-				return bad_value("--cpus", o->cpus, NULL, -EINVAL,
-						 "a number of CPUs such as 0.5 or "
-						 "2, or 'max'");
 			double period_us = (double)cfsbw_group_period_ns(g) /
 					   (double)CFSBW_NSEC_PER_USEC;
 			double quota_us = round(cpus * period_us);
@@ -320,15 +343,27 @@ static void print_stat(void *ctx, struct cfsbw_host *h)
 		cfsbw_host_nr_live(h), buf);
 }
 
-static int write_stats(const char *path, struct cfsbw_host *h,
+/*
+ * --stats FILE is opened before the command starts, so that a path that
+ * cannot be written is a usage error (status 2) now, not a lost report
+ * after an hour's run.
+ */
+static FILE *open_stats(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return stdout;
+	FILE *f = fopen(path, "we"); /* 'e': the command must not inherit it */
+	if (!f)
+		fprintf(stderr,
+			"cfsbw run: --stats %s: %s (a file to write the "
+			"statistics to, or '-' for stdout)\n",
+			path, strerror(errno));
+	return f;
+}
+
+static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 		       const struct cfsbw_host_result *r)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-	if (!f) {
-		fprintf(stderr, "cfsbw run: --stats %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
 	struct cfsbw_group *g = cfsbw_host_group(h);
 	int64_t quota = cfsbw_group_quota_ns(g);
 	fprintf(f,
@@ -384,7 +419,8 @@ int cli_run_main(int argc, char **argv)
 		char *end;
 		errno = 0;
 		pid = strtol(o.pid, &end, 10);
-		if (end == o.pid || *end || errno || pid <= 0 || pid > INT32_MAX)
+		if (end == o.pid || *end || errno || pid <= 0 ||
+		    pid > INT32_MAX || o.pid[0] < '0' || o.pid[0] > '9')
 			return bad_value("--pid", o.pid, NULL, -EINVAL,
 					 "a process id, a positive integer");
 	}
@@ -394,6 +430,7 @@ int cli_run_main(int argc, char **argv)
 	cfg.ctx = &start;
 	cfg.wait_all = o.wait_all;
 	struct cfsbw_host *h;
+	FILE *stats = NULL;
 	int err = cfsbw_host_create(&cfg, &h);
 	if (err < 0) {
 		fprintf(stderr, "cfsbw run: cannot start: %s\n", strerror(-err));
@@ -403,12 +440,18 @@ int cli_run_main(int argc, char **argv)
 	if (rc)
 		goto out;
 
+	if (o.stats_file && !(stats = open_stats(o.stats_file))) {
+		rc = 2;
+		goto out;
+	}
+
 	start = cfsbw_host_now_ns();
 	if (o.pid) {
 		err = cfsbw_host_attach(h, (pid_t)pid);
 		if (err < 0) {
 			fprintf(stderr, "cfsbw run: --pid %s: cannot trace it: %s%s\n",
-				o.pid, strerror(-err),
+				o.pid,
+				err == -ENOENT ? "No such process" : strerror(-err),
 				err == -EPERM ? " (not yours, already traced, or "
 						"ptrace is restricted)"
 					      : "");
@@ -440,10 +483,14 @@ int cli_run_main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
-	if (o.stats_file)
-		write_stats(o.stats_file, h, &res);
+	if (stats) {
+		write_stats(stats, o.stats_file, h, &res);
+		stats = NULL;
+	}
 	rc = res.exit_status;
 out:
+	if (stats && stats != stdout)
+		fclose(stats);
 	cfsbw_host_destroy(h);
 	return rc;
 }
