@@ -146,6 +146,11 @@ TEST(group_errors, "R2 section-7")
 	ASSERT_ERROR("group /a cpu.cfs_burst_us=0\n", 1, "cpu.cfs_burst_us");
 	ASSERT_ERROR("group / cpu.cfs_quota_us=100000\n", 1,
 		     "cpu.cfs_quota_us=100000"); /* root: never limited */
+	/* ... and the message says why, not the value's range */
+	ASSERT_ERROR("group / cpu.cfs_quota_us=100000\n", 1,
+		     "root group cannot be limited");
+	ASSERT_ERROR("group / cpu.shares=2048\n", 1,
+		     "root group cannot be limited or reweighted");
 	ASSERT_ERROR("group /a/ \n", 1, "/a/");
 	ASSERT_ERROR("sysctl sched_cfs_bandwidth_slice_us 0\n", 1,
 		     "sched_cfs_bandwidth_slice_us 0");
@@ -277,9 +282,9 @@ TEST(random_scenarios_load_or_fail_cleanly, "section-7")
 	ASSERT_INT(failed, >, 30);
 }
 
-/* Run the command on a scenario; returns its exit status, stderr in buf. */
-static int run_cli(const char *scenario, const char *args, char *buf,
-		   size_t size)
+/* Run the command on len bytes of scenario; exit status, stderr in buf. */
+static int run_cli_bytes(const char *scenario, size_t len, const char *args,
+			 char *buf, size_t size)
 {
 	const char *bin = getenv("CFSBW_BIN");
 	char path[] = "/tmp/cfsbw-test-sim-XXXXXX";
@@ -290,7 +295,7 @@ static int run_cli(const char *scenario, const char *args, char *buf,
 	if (fd < 0)
 		return -1;
 	FILE *f = fdopen(fd, "w");
-	fputs(scenario, f);
+	fwrite(scenario, 1, len, f);
 	fclose(f);
 	snprintf(cmd, sizeof cmd, "%s sim %s %s 2>&1 >/dev/null", bin, path,
 		 args);
@@ -300,6 +305,12 @@ static int run_cli(const char *scenario, const char *args, char *buf,
 	int st = p ? pclose(p) : -1;
 	unlink(path);
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_cli(const char *scenario, const char *args, char *buf,
+		   size_t size)
+{
+	return run_cli_bytes(scenario, strlen(scenario), args, buf, size);
 }
 
 TEST(command_exits_2_naming_file_and_line, "section-7")
@@ -329,6 +340,43 @@ TEST(command_exits_2_naming_file_and_line, "section-7")
 			   sizeof out),
 		   ==, 0);
 	ASSERT_STR(out, "");
+	/* A NUL byte would hide the rest of the file from the parser. */
+	static const char with_nul[] = "cpus 2\ngroup /a\0 junk\ntask /a busy\n";
+	ASSERT_INT(run_cli_bytes(with_nul, sizeof with_nul - 1, "", out,
+				 sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, ":2: a NUL byte") != NULL);
+	ASSERT_INT(run_cli("cpus 1\n", "--max-memory 0", out, sizeof out), ==,
+		   2);
+	ASSERT_TRUE(strstr(out, "--max-memory '0'") != NULL);
+	ASSERT_INT(run_cli("cpus 1\n", "--max-memory 2X", out, sizeof out), ==,
+		   2);
+}
+
+/*
+ * Memory is bounded: a request queue that outgrows --max-memory drops
+ * arrivals (counted, and said on stderr) and the run completes; a machine
+ * that does not fit at all is status 1 naming the budget.
+ */
+TEST(memory_budget_bounds_the_run, "section-7")
+{
+	char out[1024];
+	if (!getenv("CFSBW_BIN")) {
+		printf("    (CFSBW_BIN not set: run through make test)\n");
+		return;
+	}
+	/* 10^6 arrivals a second of 2 ms each: the queue grows ~10^6/s. */
+	const char *flood = "duration 200ms\ngroup /a\n"
+			    "task /a requests rate=1000000/s service=2ms\n";
+	ASSERT_INT(run_cli(flood, "--max-memory 4M", out, sizeof out), ==, 0);
+	ASSERT_TRUE(strstr(out, "reached --max-memory 4M") != NULL);
+	/* The same with room: nothing dropped, nothing said. */
+	ASSERT_INT(run_cli(flood, "--max-memory 64M", out, sizeof out), ==, 0);
+	ASSERT_STR(out, "");
+	ASSERT_INT(run_cli("cpus 64\ntask / busy count=64\n", "--max-memory 1K",
+			   out, sizeof out),
+		   ==, 1);
+	ASSERT_TRUE(strstr(out, "needs more than --max-memory 1K") != NULL);
 }
 
 /* Standard output of `cfsbw sim ARGS` (run from the source tree), or NULL. */
@@ -444,5 +492,6 @@ TEST_MAIN(TEST_ENTRY(full_example_parses)
 	  TEST_ENTRY(trace_csv)
 	  TEST_ENTRY(random_scenarios_load_or_fail_cleanly)
 	  TEST_ENTRY(command_exits_2_naming_file_and_line)
+	  TEST_ENTRY(memory_budget_bounds_the_run)
 	  TEST_ENTRY(shipped_scenarios_run)
 	  TEST_ENTRY(readme_shows_what_the_command_prints))

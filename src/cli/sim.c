@@ -32,6 +32,8 @@ static const char usage[] =
 	"  --seed N           the random seed (overrides the file)\n"
 	"  --duration D       simulated time, e.g. 10s, 500ms (overrides the file)\n"
 	"  --cpus N, --hz N   the machine (override the file)\n"
+	"  --max-memory SIZE  memory the simulation may use (default 2G; K, M,\n"
+	"                     G): beyond it, requests are dropped and counted\n"
 	"\n"
 	"Scenario files, one directive per line, '#' starts a comment:\n"
 	"  cpus 4                  # 1..4096, default 1\n"
@@ -50,7 +52,7 @@ static const char usage[] =
 	"Exit status: 0 done, 2 bad usage or a bad scenario, 1 out of memory.\n";
 
 /* The whole file (or standard input) as a NUL-terminated string. */
-static char *read_all(const char *path)
+static char *read_all(const char *path, size_t *len_out)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f)
@@ -82,7 +84,96 @@ static char *read_all(const char *path)
 	errno = saved;
 	if (buf)
 		buf[len] = '\0';
+	*len_out = len;
 	return buf;
+}
+
+/*
+ * A NUL byte would end the text where the parser stops reading, and the
+ * rest of the file would be ignored without a word: refuse it, naming its
+ * line.  Returns that line, or 0 when the text has none.
+ */
+static unsigned nul_line(const char *text, size_t len)
+{
+	const char *nul = memchr(text, '\0', len);
+	if (!nul)
+		return 0;
+	unsigned line = 1;
+	for (const char *c = text; c < nul; c++)
+		line += *c == '\n';
+	return line;
+}
+
+/*
+ * The simulator's memory, within a budget (--max-memory): a scenario whose
+ * request queues or latency records would outgrow it loses requests or
+ * records, counted in the report, instead of taking the machine's memory
+ * (a task with 10^9 arrivals a second once took 2 GB in 50 ms of simulated
+ * time).  The budget is a fixed number, not a share of this machine's
+ * memory, so that a scenario gives the same output everywhere.
+ */
+struct mem_budget {
+	size_t used, limit;
+	uint64_t refused; /* allocations the budget refused */
+};
+
+#define DEFAULT_MAX_MEMORY ((size_t)2 << 30)
+
+static void *budget_alloc(size_t size, size_t align, void *ctx)
+{
+	struct mem_budget *b = ctx;
+	/* A header before the block keeps its size and offset for free. */
+	const size_t header = 2 * sizeof(size_t);
+	if (align < header)
+		align = header;
+	if (size > SIZE_MAX - align || size + align > b->limit - b->used) {
+		b->refused++;
+		return NULL;
+	}
+	void *base;
+	if (posix_memalign(&base, align, size + align) != 0) {
+		b->refused++;
+		return NULL;
+	}
+	char *p = (char *)base + align;
+	memset(p, 0, size); /* the allocator contract: zeroed memory */
+	size_t *h = (size_t *)(void *)(p - header);
+	h[0] = size + align;
+	h[1] = align;
+	b->used += size + align;
+	return p;
+}
+
+static void budget_free(void *ptr, void *ctx)
+{
+	struct mem_budget *b = ctx;
+	const size_t *h = (const size_t *)(const void *)((char *)ptr -
+							 2 * sizeof(size_t));
+	b->used -= h[0];
+	free((char *)ptr - h[1]);
+}
+
+/* "512M", "2G", "1048576": a size in bytes, K/M/G binary multiples. */
+static bool parse_size(const char *s, size_t *out)
+{
+	char *end;
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (errno || *end || v == 0 || v > (SIZE_MAX >> shift))
+		return false;
+	*out = (size_t)v << shift;
+	return true;
 }
 
 static void print_error(const char *file, const struct sim_error *err)
@@ -104,10 +195,20 @@ static int load_trace(const char *scenario, struct sim_task_spec *t)
 	else
 		snprintf(path, sizeof path, "%.*s/%s",
 			 (int)(slash - scenario), scenario, t->trace_file);
-	char *text = read_all(path);
+	size_t len;
+	char *text = read_all(path, &len);
 	if (!text) {
 		fprintf(stderr, "cfsbw sim: %s:%u: trace file '%s': %s\n",
 			scenario, t->line, path, strerror(errno));
+		return -1;
+	}
+	unsigned nul = nul_line(text, len);
+	if (nul) {
+		fprintf(stderr,
+			"cfsbw sim: %s:%u: in trace %s:%u: a NUL byte: not a "
+			"text file\n",
+			scenario, t->line, path, nul);
+		free(text);
 		return -1;
 	}
 	struct sim_error err;
@@ -168,7 +269,7 @@ static bool parse_u64_text(const char *s, uint64_t max, uint64_t *out)
 }
 
 struct overrides {
-	const char *policy, *seed, *duration, *cpus, *hz;
+	const char *policy, *seed, *duration, *cpus, *hz, *max_memory;
 };
 
 static int apply_overrides(const struct overrides *o, struct sim_scenario *sc)
@@ -234,6 +335,8 @@ int cli_sim_main(int argc, char **argv)
 			slot = &o.cpus;
 		} else if (!strcmp(a, "--hz")) {
 			slot = &o.hz;
+		} else if (!strcmp(a, "--max-memory")) {
+			slot = &o.max_memory;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "cfsbw sim: unknown option '%s'\n\n%s", a,
 				usage);
@@ -257,16 +360,33 @@ int cli_sim_main(int argc, char **argv)
 		return 2;
 	}
 
+	struct mem_budget budget = {.limit = DEFAULT_MAX_MEMORY};
+	if (o.max_memory && !parse_size(o.max_memory, &budget.limit))
+		return bad_flag("--max-memory", o.max_memory,
+				"expected a size above 0 in bytes, or with "
+				"K, M or G");
+	const struct cfsbw_allocator allocator = {budget_alloc, budget_free,
+						  &budget};
+
 	int status = 2;
 	struct sim_scenario sc;
 	struct sim_error err;
 	struct sim *s = NULL;
 	struct timeline_out tl = {0};
 	sim_scenario_init(&sc);
+	sc.allocator = &allocator;
 
-	char *text = read_all(file);
+	size_t len;
+	char *text = read_all(file, &len);
 	if (!text) {
 		fprintf(stderr, "cfsbw sim: %s: %s\n", file, strerror(errno));
+		goto out;
+	}
+	unsigned nul = nul_line(text, len);
+	if (nul) {
+		fprintf(stderr, "cfsbw sim: %s:%u: a NUL byte: not a text file\n",
+			file, nul);
+		free(text);
 		goto out;
 	}
 	int rc = sim_scenario_parse(&sc, text, &err);
@@ -282,7 +402,14 @@ int cli_sim_main(int argc, char **argv)
 		    load_trace(file, &sc.tasks[i]))
 			goto out;
 	if ((rc = sim_create(&sc, &s, &err))) {
-		print_error(file, &err);
+		if (rc == -ENOMEM && budget.refused)
+			fprintf(stderr,
+				"cfsbw sim: %s: the machine needs more than "
+				"--max-memory %s (%zu bytes)\n",
+				file, o.max_memory ? o.max_memory : "2G",
+				budget.limit);
+		else
+			print_error(file, &err);
 		status = rc == -ENOMEM ? 1 : 2;
 		goto out;
 	}
@@ -303,6 +430,12 @@ int cli_sim_main(int argc, char **argv)
 		status = 1;
 		goto out;
 	}
+	if (budget.refused)
+		fprintf(stderr,
+			"cfsbw sim: %s: the run reached --max-memory %s: "
+			"requests dropped or latencies not recorded are "
+			"counted in the report\n",
+			file, o.max_memory ? o.max_memory : "2G");
 	if (json)
 		sim_report_json(s, file, stdout);
 	else

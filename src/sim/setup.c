@@ -179,10 +179,14 @@ static int setup_groups(struct sim *s, struct sim_error *err)
 				return -EINVAL;
 			}
 			if (rc) {
-				/* R2: the core's errno and the rule broken. */
+				/* R2: the core's errno and the rule broken;
+				 * the root's files take no write at all. */
 				set_error(err, gs->line, "%s=%s: %s (%s)",
 					  st->file, st->value, errno_text(rc),
-					  cfsbw_file_rule(st->file));
+					  root && rc == -EINVAL
+						  ? "R2: the root group cannot "
+						    "be limited or reweighted"
+						  : cfsbw_file_rule(st->file));
 				return rc == -ENOMEM ? rc : -EINVAL;
 			}
 		}
