@@ -94,9 +94,18 @@ static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
 	(void)g;
 	if (!p)
 		return;
-	/* R10: resume; charging and re-arming wait until the core returns. */
+	/*
+	 * R10: resume, but only once the core has returned and what the
+	 * process ran past its throttle (its debt) is charged: a process whose
+	 * debt eats the new runtime stays stopped, as an account the kernel's
+	 * refresh leaves in the red stays throttled.  Resuming it first would
+	 * let it run until it was stopped again: with 32 busy threads, whose
+	 * CPU-time timer comes late (see the wall backstop below), the debt
+	 * grew each period (0.30 s in 5 s at 0.5 CPU; 0.55 to 0.98 cores
+	 * used instead of 0.5).
+	 */
 	p->throttled = false;
-	__trace_resume_proc(h, p);
+	p->resume_pending = true;
 	if (!p->arm_pending) {
 		p->arm_pending = true;
 		h->arm_list[h->nr_arm++] = p->rq;
@@ -172,6 +181,54 @@ static int64_t reach_grant(struct cfsbw_host *h, struct host_proc *p)
 }
 
 /*
+ * Wall backstop.  The kernel delivers a process CPU-time timer late when
+ * the process has more busy threads than CPUs: measured at 0.5 CPU, the
+ * driver found the process past its expiry by 2 ms of CPU (median) with 1
+ * thread, 19 ms with 4, 57 ms with 16 and 92 ms with 32, while its own
+ * CLOCK_MONOTONIC timers came within 0.04 ms.  The expiry runs as task work
+ * of whichever thread's tick saw it, and that thread may be preempted
+ * first, while the others run on (with 2 threads on 2 CPUs: 3.5 ms).  So
+ * for a process with more threads than CPUs the driver also looks, on its
+ * own clock, at the earliest moment its runtime could be spent: CPU left /
+ * CPUs.  The look charges and re-arms both timers, as an expiry does.  A
+ * process that used nothing since sleeps, and idle_scan() soon stops its
+ * looks.  What is left is the driver's own wake-up among those threads:
+ * with 64 busy threads on 2 CPUs the look came 2-8 ms late in the median
+ * and 30-90 ms at worst (neither nice -5 nor a 100 us sched_attr slice
+ * for the driver changed that), so a period's use is its quota in the
+ * median and up to three quotas at worst, paid back from the next ones.
+ */
+/* Looks closer together than this would only cost wake-ups. */
+#define HOST_BACKSTOP_MIN_NS (200 * CFSBW_NSEC_PER_USEC)
+
+static void wall_backstop_arm(struct cfsbw_host *h, struct host_proc *p,
+			      int64_t left)
+{
+	if (!p->wall_ok) {
+		struct sigevent sev;
+		memset(&sev, 0, sizeof sev);
+		sev.sigev_notify = SIGEV_SIGNAL;
+		sev.sigev_signo = h->cputimer_signo;
+		sev.sigev_value.sival_int = (int)p->rq;
+		p->wall_ok = timer_create(CLOCK_MONOTONIC, &sev,
+					  &p->wall_timer) == 0;
+		if (!p->wall_ok)
+			return;
+	}
+	/*
+	 * Its threads outnumber the CPUs (see the caller), so all CPUs can be
+	 * busy with them: the runtime can be spent in left / nr_cpus, and the
+	 * CPU-time timer, late by 19 ms or more in the median then, is the
+	 * one that comes second.
+	 */
+	int64_t wall = left / h->nr_cpus;
+	if (wall < HOST_BACKSTOP_MIN_NS)
+		wall = HOST_BACKSTOP_MIN_NS;
+	struct itimerspec its = {{0, 0}, ns_to_ts(wall)};
+	timer_settime(p->wall_timer, 0, &its, NULL);
+}
+
+/*
  * R6: expire when p has used the runtime its account holds, and its reach.
  * An account with nothing (a new process: "nothing assigned", R4) expires
  * at p's next tick, when the first charge draws a slice.
@@ -193,6 +250,9 @@ static void cputimer_arm(struct cfsbw_host *h, struct host_proc *p)
 	if (left != CFSBW_RUNTIME_INF)
 		its.it_value = ns_to_ts(p->last_cpu_ns + (left > 0 ? left : 1));
 	timer_settime(p->timer, TIMER_ABSTIME, &its, NULL);
+	if (p->nr_threads > h->nr_cpus && !p->idle &&
+	    left != CFSBW_RUNTIME_INF)
+		wall_backstop_arm(h, p, left > 0 ? left : 1);
 }
 
 /* Charge every process holding a promise, marked to be re-armed after. */
@@ -294,6 +354,11 @@ void __host_run_arm_list(struct cfsbw_host *h)
 			continue;
 		p->arm_pending = false;
 		__host_proc_charge(h, p, true);
+		if (p->resume_pending) {
+			p->resume_pending = false;
+			if (!p->throttled)
+				__trace_resume_proc(h, p);
+		}
 	}
 }
 
@@ -322,6 +387,7 @@ int __host_proc_join(struct cfsbw_host *h, struct host_proc *p,
 	p->timer_ok = timer_create(p->clock, &sev, &p->timer) == 0;
 	p->throttled = false;
 	p->arm_pending = false;
+	p->resume_pending = false;
 	h->nr_processes++;
 	if (!h->start_ns)
 		h->start_ns = cfsbw_host_now_ns();
@@ -346,6 +412,9 @@ void __host_proc_leave(struct cfsbw_host *h, struct host_proc *p)
 	if (p->timer_ok)
 		timer_delete(p->timer);
 	p->timer_ok = false;
+	if (p->wall_ok)
+		timer_delete(p->wall_timer);
+	p->wall_ok = false;
 	reach_drop(h, p);
 	p->resync = false;
 	if (p->idle)
@@ -366,6 +435,7 @@ void __host_proc_leave(struct cfsbw_host *h, struct host_proc *p)
 	p->enqueued = false;
 	cfsbw_rq_offline(h->tree, p->rq, now);
 	p->arm_pending = false;
+	p->resume_pending = false;
 	p->throttled = false;
 }
 
@@ -389,6 +459,8 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 	h->cfg = *cfg;
 	h->sig_fd = -1;
 	h->cputimer_signo = SIGRTMIN + 2;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	h->nr_cpus = cpus > 0 ? (unsigned)cpus : 1;
 	h->timer_signo = SIGRTMIN + 3;
 	err = __proc_table_init(h);
 	if (err < 0)
@@ -469,9 +541,13 @@ void cfsbw_host_destroy(struct cfsbw_host *h)
 		return;
 	if (h->nr_threads || h->nr_early)
 		__trace_detach_all(h);
-	for (unsigned rq = 0; rq < h->nr_rq; rq++)
-		if (h->procs[rq] && h->procs[rq]->timer_ok)
-			timer_delete(h->procs[rq]->timer);
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
+		struct host_proc *p = h->procs[rq];
+		if (p && p->timer_ok)
+			timer_delete(p->timer);
+		if (p && p->wall_ok)
+			timer_delete(p->wall_timer);
+	}
 	close(h->sig_fd);
 	for (int i = 0; i < h->nr_timers; i++)
 		timer_delete(h->timers[i]);

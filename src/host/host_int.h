@@ -56,8 +56,13 @@ struct host_proc {
 	clockid_t clock;       /* its process CPU clock */
 	timer_t timer;         /* CPU-time timer on that clock, signals us */
 	bool timer_ok;
+	/* A second timer, on CLOCK_MONOTONIC, for processes with more threads
+	 * than CPUs (host.c, "wall backstop"); created when first needed. */
+	timer_t wall_timer;
+	bool wall_ok;
 	bool throttled;        /* R7: the core said stop; threads held */
 	bool arm_pending;      /* unthrottled: charge and re-arm after the call */
+	bool resume_pending;   /* unthrottled: resume after that charge */
 	int64_t last_cpu_ns;   /* process CPU time read so far */
 	int64_t debt_ns;       /* read but not charged yet: ran while throttled */
 	/*
@@ -110,6 +115,7 @@ struct cfsbw_host {
 	struct sigaction old_chld; /* the caller's SIGCHLD disposition, too */
 	int sig_fd;
 	int cputimer_signo; /* CPU-time timers; value: the runqueue */
+	unsigned nr_cpus;   /* online CPUs: how fast a process can use CPU */
 	int timer_signo;    /* host timers; value: enum host_timer */
 	timer_t timers[HOST_NR_TIMERS];
 	int nr_timers;
