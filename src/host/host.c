@@ -182,22 +182,26 @@ static int64_t reach_grant(struct cfsbw_host *h, struct host_proc *p)
 
 /*
  * Wall backstop.  The kernel delivers a process CPU-time timer late when
- * the process has more busy threads than CPUs: measured at 0.5 CPU, the
- * driver found the process past its expiry by 2 ms of CPU (median) with 1
- * thread, 19 ms with 4, 57 ms with 16 and 92 ms with 32, while its own
- * CLOCK_MONOTONIC timers came within 0.04 ms.  The expiry runs as task work
- * of whichever thread's tick saw it, and that thread may be preempted
- * first, while the others run on (with 2 threads on 2 CPUs: 3.5 ms).  So
- * for a process with more threads than CPUs the driver also looks, on its
- * own clock, at the earliest moment its runtime could be spent: CPU left /
- * CPUs.  The look charges and re-arms both timers, as an expiry does.  A
- * process that used nothing since sleeps, and idle_scan() soon stops its
- * looks.  What is left is the driver's own wake-up among those threads:
- * with 64 busy threads on 2 CPUs the look came 2-8 ms late in the median
- * and 30-90 ms at worst (neither nice -5 nor a 100 us sched_attr slice
- * for the driver changed that), so a period's use is its quota in the
- * median and up to three quotas at worst, paid back from the next ones.
+ * the process has more busy threads than CPUs: measured at 0.5 CPU on 2
+ * CPUs, the driver found the process past its expiry by 2 ms of CPU
+ * (median) with 1 thread, 3.5 ms with 2, 19 ms with 4, 57 ms with 16 and
+ * 92 ms with 32, while its own CLOCK_MONOTONIC timers came within 0.04 ms.
+ * (The expiry runs as task work of the thread whose tick saw it, and that
+ * thread may be preempted first while the others run on.)  So when a
+ * multi-threaded process's timer comes more than HOST_TIMER_LATE_NS late,
+ * the driver also looks, on its own clock, at the earliest moment the
+ * process could spend its runtime with every CPU: CPU left / CPUs.  The
+ * look charges and re-arms both timers, as an expiry does.  A look that
+ * finds the process used less than half of that was not needed (its
+ * threads sleep more than they run), and the backstop goes off again: a
+ * pool of 32 mostly idle threads must not wake the driver for nothing.
+ * What is left is the driver's own wake-up among the busy threads: with 64
+ * of them on 2 CPUs the look came 2-8 ms late in the median and 30-90 ms
+ * at worst (neither nice -5 nor a 100 us sched_attr slice for the driver
+ * changed that), so a period's use is its quota in the median and up to
+ * three quotas at worst, paid back from the next ones.
  */
+#define HOST_TIMER_LATE_NS (8 * CFSBW_NSEC_PER_MSEC) /* two ticks at HZ=250 */
 /* Looks closer together than this would only cost wake-ups. */
 #define HOST_BACKSTOP_MIN_NS (200 * CFSBW_NSEC_PER_USEC)
 
@@ -209,21 +213,16 @@ static void wall_backstop_arm(struct cfsbw_host *h, struct host_proc *p,
 		memset(&sev, 0, sizeof sev);
 		sev.sigev_notify = SIGEV_SIGNAL;
 		sev.sigev_signo = h->cputimer_signo;
-		sev.sigev_value.sival_int = (int)p->rq;
+		sev.sigev_value.sival_int = (int)(p->rq | HOST_WALL_BIT);
 		p->wall_ok = timer_create(CLOCK_MONOTONIC, &sev,
 					  &p->wall_timer) == 0;
 		if (!p->wall_ok)
 			return;
 	}
-	/*
-	 * Its threads outnumber the CPUs (see the caller), so all CPUs can be
-	 * busy with them: the runtime can be spent in left / nr_cpus, and the
-	 * CPU-time timer, late by 19 ms or more in the median then, is the
-	 * one that comes second.
-	 */
 	int64_t wall = left / h->nr_cpus;
 	if (wall < HOST_BACKSTOP_MIN_NS)
 		wall = HOST_BACKSTOP_MIN_NS;
+	p->wall_left_ns = left;
 	struct itimerspec its = {{0, 0}, ns_to_ts(wall)};
 	timer_settime(p->wall_timer, 0, &its, NULL);
 }
@@ -247,11 +246,13 @@ static void cputimer_arm(struct cfsbw_host *h, struct host_proc *p)
 		/* A debt (left < 0) is drawn first, from the reach. */
 		left += reach_grant(h, p);
 	}
-	if (left != CFSBW_RUNTIME_INF)
-		its.it_value = ns_to_ts(p->last_cpu_ns + (left > 0 ? left : 1));
+	p->armed_cpu_ns = INT64_MAX;
+	if (left != CFSBW_RUNTIME_INF) {
+		p->armed_cpu_ns = p->last_cpu_ns + (left > 0 ? left : 1);
+		its.it_value = ns_to_ts(p->armed_cpu_ns);
+	}
 	timer_settime(p->timer, TIMER_ABSTIME, &its, NULL);
-	if (p->nr_threads > h->nr_cpus && !p->idle &&
-	    left != CFSBW_RUNTIME_INF)
+	if (p->backstop && !p->idle && left != CFSBW_RUNTIME_INF)
 		wall_backstop_arm(h, p, left > 0 ? left : 1);
 }
 
@@ -703,14 +704,31 @@ static void on_host_timer(struct cfsbw_host *h, int which)
 	}
 }
 
-static void on_cputimer(struct cfsbw_host *h, int rq)
+static void on_cputimer(struct cfsbw_host *h, int value)
 {
+	bool wall = value & HOST_WALL_BIT;
+	int rq = value & ~HOST_WALL_BIT;
 	if (rq < 0 || (unsigned)rq >= h->nr_rq)
 		return;
 	struct host_proc *p = h->procs[rq];
 	/* A stale signal (the process left, or is stopped) changes nothing. */
 	if (!p || p->throttled)
 		return;
+	if (wall) {
+		/* Re-armed since it fired: stale, and says nothing. */
+		struct itimerspec cur;
+		if (!p->wall_ok || timer_gettime(p->wall_timer, &cur) < 0 ||
+		    cur.it_value.tv_sec || cur.it_value.tv_nsec)
+			return;
+		int64_t cpu = clock_ns(p->clock);
+		if (cpu >= 0 && cpu - p->last_cpu_ns < p->wall_left_ns / 2)
+			p->backstop = false; /* its threads mostly sleep */
+	} else if (p->nr_threads > 1 && !p->backstop) {
+		int64_t cpu = clock_ns(p->clock);
+		if (cpu >= 0 && p->armed_cpu_ns != INT64_MAX &&
+		    cpu - p->armed_cpu_ns > HOST_TIMER_LATE_NS)
+			p->backstop = true; /* wall backstop, above */
+	}
 	__host_proc_charge(h, p, true);
 	__host_run_arm_list(h);
 }

@@ -56,10 +56,13 @@ struct host_proc {
 	clockid_t clock;       /* its process CPU clock */
 	timer_t timer;         /* CPU-time timer on that clock, signals us */
 	bool timer_ok;
-	/* A second timer, on CLOCK_MONOTONIC, for processes with more threads
-	 * than CPUs (host.c, "wall backstop"); created when first needed. */
+	int64_t armed_cpu_ns;  /* the CPU time its CPU-time timer is set for */
+	/* A second timer, on CLOCK_MONOTONIC (host.c, "wall backstop"), for a
+	 * process whose CPU-time timer came late; created when first needed. */
 	timer_t wall_timer;
 	bool wall_ok;
+	bool backstop;         /* arm the wall timer with the CPU-time timer */
+	int64_t wall_left_ns;  /* the runtime left when it was armed */
 	bool throttled;        /* R7: the core said stop; threads held */
 	bool arm_pending;      /* unthrottled: charge and re-arm after the call */
 	bool resume_pending;   /* unthrottled: resume after that charge */
@@ -86,6 +89,8 @@ enum host_timer {
 	HOST_TIMER_EARLY,  /* a held early tid is due for release */
 	HOST_NR_TIMERS
 };
+
+#define HOST_WALL_BIT 0x40000000
 
 /* A tid whose first stop came before its creator's fork event. */
 #define HOST_MAX_EARLY 64
@@ -114,7 +119,8 @@ struct cfsbw_host {
 	sigset_t old_mask; /* the caller's, restored in the command */
 	struct sigaction old_chld; /* the caller's SIGCHLD disposition, too */
 	int sig_fd;
-	int cputimer_signo; /* CPU-time timers; value: the runqueue */
+	int cputimer_signo; /* CPU-time timers; value: the runqueue (with
+			     * HOST_WALL_BIT for a wall backstop) */
 	unsigned nr_cpus;   /* online CPUs: how fast a process can use CPU */
 	int timer_signo;    /* host timers; value: enum host_timer */
 	timer_t timers[HOST_NR_TIMERS];

@@ -135,11 +135,6 @@ static void adopt(struct cfsbw_host *h, struct host_proc *parent, pid_t tid,
 		t = __thread_new(h, parent, tid);
 		if (!t)
 			goto untracked;
-		/* Now more threads than CPUs: its timers are armed anew, with
-		 * the wall backstop that this needs (host.c). */
-		if (parent->nr_threads == h->nr_cpus + 1 && !parent->throttled &&
-		    !parent->idle)
-			__host_proc_charge(h, parent, true);
 	} else {
 		struct host_proc *p = __proc_new(h, tid);
 		if (!p) {
