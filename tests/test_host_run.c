@@ -190,7 +190,15 @@ TEST(many_live_processes_all_governed, "R5 R13")
 	report("120 children at once, upstream, 0.5 CPU", &r, 0.5);
 	ASSERT_UINT(r.nr_processes, >=, 121);
 	ASSERT_TRUE(strstr(r.err, "ungoverned") == NULL);
-	CHECK_LIMIT(r, 0.050, 0.5, 0.04);
+	/*
+	 * A run of about 20 periods: R13's start-up quota alone is +5 % of
+	 * the target, and since no thread stays running with a lost interrupt
+	 * and debts are charged before a resume (2026-12-04), the group uses
+	 * it (+0.2 .. +4.2 % in 10 runs).  So the target is checked within
+	 * what R13 allows for this many periods, plus 1 %.
+	 */
+	double tol = 1.0 / (double)(r.nr_periods ? r.nr_periods : 1) + 0.01;
+	CHECK_LIMIT(r, 0.050, 0.5, tol);
 }
 
 /*
