@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include "cfsbw.h"
 #include "harness.h"
@@ -94,20 +95,39 @@ TEST(concurrent_charges_and_refreshes, "R13 R10 R12")
 	for (unsigned rq = 0; rq < NR_RQ; rq++)
 		pthread_create(&th[rq], NULL, rq_thread, (void *)(uintptr_t)rq);
 
-	/* The timer thread: refresh once every runqueue waits, or soon. */
+	/*
+	 * The timer thread: refresh once every runqueue waits.  Only then is
+	 * the pool sure to be empty: a v4 refresh sets the pool to the quota
+	 * and drops what was left, which the sum below would count as handed
+	 * out.  (It used to wait at most 200 yields; on a loaded machine under
+	 * ThreadSanitizer it once refreshed early and 16 ms went uncounted.)
+	 */
 	int refreshes = 0;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (refreshes < REFRESHES) {
 		int64_t expires = atomic_load(&ctx.expires);
 		if (expires < 0) {
 			sched_yield();
 			continue;
 		}
-		for (int spin = 0; spin < 200; spin++) {
+		for (;;) {
 			int waiting = 0;
 			for (unsigned rq = 0; rq < NR_RQ; rq++)
 				waiting += cfsbw_throttled(ctx.g, rq);
 			if (waiting == NR_RQ)
 				break;
+			struct timespec t;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			/* Every runqueue drains a 2 ms pool in 40 charges. */
+			if (t.tv_sec - t0.tv_sec > 120) {
+				atomic_store(&ctx.stop, true);
+				for (unsigned rq = 0; rq < NR_RQ; rq++)
+					pthread_join(th[rq], NULL);
+				TEST_FAIL_AT("runqueues never all throttled "
+					     "in %d s", 120);
+				return;
+			}
 			sched_yield();
 		}
 		int64_t next = cfsbw_period_timer_fire(ctx.g, expires);
