@@ -46,6 +46,10 @@ static const struct workload workloads[] = {
 	{"busy1", "1 busy process", 0.2, 1, false, {"spin", "S"}},
 	{"busy4", "4 busy processes", 1.5, 4, true, {"procs", "4", "S"}},
 	{"threads4", "1 process, 4 threads", 0.5, 4, false, {"spin", "S", "4"}},
+	/* More busy threads than CPUs: the kernel's CPU-time timer comes late
+	 * (docs/host.md, section 8). */
+	{"threads32", "1 process, 32 threads", 0.5, 32, false,
+	 {"spin", "S", "32"}},
 	{"bursty", "30 ms busy / 70 ms asleep", 0.2, 0.3, false,
 	 {"bursty", "30", "70", "S"}},
 	{"forky", "fork-heavy: 2 live children of 20 ms CPU", 0.5, 2, true,
