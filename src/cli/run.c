@@ -283,12 +283,12 @@ static int configure(struct cfsbw_host *h, const struct run_opts *o)
 			return rc;
 	}
 	if (o->cpus) {
-		double cpus = 0;
+		double cpus = -1; /* 'max': as a negative number */
 		if (strcmp(o->cpus, "max") != 0 && parse_cpus(o->cpus, &cpus) < 0)
 			return bad_value("--cpus", o->cpus, NULL, -EINVAL,
 					 "a number of CPUs such as 0.5 or 2; "
 					 "'max' or a negative number: no limit");
-		if (!strcmp(o->cpus, "max") || cpus < 0) {
+		if (cpus < 0) {
 			/* As a negative quota: no limit (R2).  "-0" is 0. */
 			snprintf(text, sizeof text, "-1");
 		} else {
