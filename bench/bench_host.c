@@ -50,6 +50,10 @@ static const struct workload workloads[] = {
 	 * (docs/host.md, section 8). */
 	{"threads32", "1 process, 32 threads", 0.5, 32, false,
 	 {"spin", "S", "32"}},
+	/* A thread pool: the sleepers are not stopped at each throttle
+	 * (docs/host.md, section 4). */
+	{"pool", "1 process, 2 busy + 30 asleep threads", 0.5, 2, false,
+	 {"spin", "S", "2", "30"}},
 	{"bursty", "30 ms busy / 70 ms asleep", 0.2, 0.3, false,
 	 {"bursty", "30", "70", "S"}},
 	{"forky", "fork-heavy: 2 live children of 20 ms CPU", 0.5, 2, true,

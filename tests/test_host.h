@@ -27,7 +27,7 @@ struct run_result {
 	char out[4096];      /* cfsbw's stdout */
 	/* --stats fields (0 when absent) */
 	uint64_t nr_periods, nr_throttled, throttled_time, usage_ns, wall_ns,
-		self_cpu_ns, nr_processes;
+		self_cpu_ns, nr_processes, nr_thread_stops;
 };
 
 static inline double host_now_s(void)
@@ -133,6 +133,7 @@ static inline void host_finish(pid_t pid, double t0, const char *stats_path,
 	r->wall_ns = json_u64(json, "wall_ns");
 	r->self_cpu_ns = json_u64(json, "self_cpu_ns");
 	r->nr_processes = json_u64(json, "nr_processes");
+	r->nr_thread_stops = json_u64(json, "nr_thread_stops");
 	unlink(stats_path);
 	unlink(err_path);
 	unlink(out_path);

@@ -372,7 +372,7 @@ static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 		", \"wall_ns\": %" PRIu64 ", \"self_cpu_ns\": %" PRIu64
 		", \"quota_us\": %" PRId64 ", \"period_us\": %" PRId64
 		", \"policy\": \"%s\", \"nr_processes\": %" PRIu64
-		", \"exit_status\": %d}\n",
+		", \"nr_thread_stops\": %" PRIu64 ", \"exit_status\": %d}\n",
 		r->stats.nr_periods, r->stats.nr_throttled,
 		r->stats.throttled_time, r->usage_ns, r->wall_ns,
 		r->self_cpu_ns,
@@ -380,7 +380,7 @@ static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 					   : quota / CFSBW_NSEC_PER_USEC,
 		cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC,
 		cfsbw_policy_name(cfsbw_tree_policy(cfsbw_host_tree(h))),
-		r->nr_processes, r->exit_status);
+		r->nr_processes, r->nr_thread_stops, r->exit_status);
 	if (f != stdout && fclose(f) != 0) {
 		fprintf(stderr, "cfsbw run: --stats %s: %s\n", path,
 			strerror(errno));

@@ -72,6 +72,26 @@ static void reach_drop(struct cfsbw_host *h, struct host_proc *p)
 	p->reach_ns = 0;
 }
 
+/*
+ * A throttled process has threads left asleep, not stopped (trace.c,
+ * "sleepers"), and the threads it interrupted have stopped: fire as soon as
+ * one of those left runs more than HOST_SLEEPER_MARGIN_NS.  Not earlier:
+ * an interrupted thread may run on for up to a tick before it stops (seen
+ * here: 4 ms), and a sleeper that only wakes to go back to sleep (a
+ * nanosleep restarted after an interrupt) should not stop all the others.
+ * A sleeper that does run is stopped within that margin and a tick.
+ */
+#define HOST_SLEEPER_MARGIN_NS (500 * CFSBW_NSEC_PER_USEC)
+
+void __host_sleepers_watch(struct host_proc *p)
+{
+	p->sleepers_watched = true;
+	int64_t cpu = clock_ns(p->clock);
+	if (p->timer_ok && cpu >= 0)
+		host_timer_at(p->timer, cpu + HOST_SLEEPER_MARGIN_NS);
+	p->armed_cpu_ns = INT64_MAX;
+}
+
 /* ---- the core's callbacks (run inside core calls: record and act) ---- */
 
 static void cb_throttle(void *ctx, struct cfsbw_group *g, unsigned rq)
@@ -84,7 +104,7 @@ static void cb_throttle(void *ctx, struct cfsbw_group *g, unsigned rq)
 	/* R7: the process must stop at once; it needs no promise. */
 	p->throttled = true;
 	reach_drop(h, p);
-	__trace_stop_proc(h, p);
+	__trace_stop_proc(h, p, true);
 }
 
 static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
@@ -105,6 +125,8 @@ static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
 	 * used instead of 0.5).
 	 */
 	p->throttled = false;
+	p->sleepers = false;
+	p->sleepers_watched = false;
 	p->resume_pending = true;
 	if (!p->arm_pending) {
 		p->arm_pending = true;
@@ -438,6 +460,8 @@ void __host_proc_leave(struct cfsbw_host *h, struct host_proc *p)
 	p->arm_pending = false;
 	p->resume_pending = false;
 	p->throttled = false;
+	p->sleepers = false;
+	p->sleepers_watched = false;
 }
 
 /* ---- life cycle ---- */
@@ -711,9 +735,23 @@ static void on_cputimer(struct cfsbw_host *h, int value)
 	if (rq < 0 || (unsigned)rq >= h->nr_rq)
 		return;
 	struct host_proc *p = h->procs[rq];
-	/* A stale signal (the process left, or is stopped) changes nothing. */
-	if (!p || p->throttled)
+	if (!p)
+		return; /* stale: the process left */
+	if (p->throttled) {
+		/*
+		 * A sleeper ran (trace.c, "sleepers"): stop every thread.  A
+		 * signal from before the throttle is stale: the timer is still
+		 * armed for the sleepers, or not yet.
+		 */
+		struct itimerspec cur;
+		if (!wall && p->sleepers_watched && p->timer_ok &&
+		    timer_gettime(p->timer, &cur) == 0 &&
+		    !cur.it_value.tv_sec && !cur.it_value.tv_nsec) {
+			p->sleepers = false;
+			__trace_stop_proc(h, p, false);
+		}
 		return;
+	}
 	if (wall) {
 		/* Re-armed since it fired: stale, and says nothing. */
 		struct itimerspec cur;
@@ -884,6 +922,7 @@ int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)
 	int64_t self = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	res->self_cpu_ns = self > 0 ? (uint64_t)self : 0;
 	res->nr_processes = h->nr_processes;
+	res->nr_thread_stops = h->nr_thread_stops;
 	if (sig && !h->root_is_child)
 		res->exit_status = 128 + sig;
 	else

@@ -63,6 +63,7 @@ struct cfsbw_host_result {
 	uint64_t wall_ns;         /* from the first process to the end */
 	uint64_t self_cpu_ns;     /* CPU time the driver itself used */
 	uint64_t nr_processes;    /* processes that were governed in all */
+	uint64_t nr_thread_stops; /* threads the driver stopped (R7) */
 	/*
 	 * Exit status in the shell's convention: the code, or 128 + N when the
 	 * command died of signal N.  When the driver itself got SIGINT, SIGTERM

@@ -44,6 +44,14 @@ struct host_thread {
 	enum host_thread_state state;
 	/* A PTRACE_INTERRUPT was sent and its stop has not arrived yet. */
 	bool interrupt_sent;
+	/*
+	 * Its state at its last look in /proc (trace.c, "sleepers"): asleep,
+	 * or how many throttles ago it was found running.  stat_fd is its
+	 * /proc/PID/task/TID/stat, opened at its first look, or -1.
+	 */
+	bool asleep;
+	unsigned char running_for;
+	int stat_fd;
 	struct host_proc *proc;
 	struct host_thread *hash_next;
 	struct host_thread *proc_next;
@@ -64,6 +72,10 @@ struct host_proc {
 	bool backstop;         /* arm the wall timer with the CPU-time timer */
 	int64_t wall_left_ns;  /* the runtime left when it was armed */
 	bool throttled;        /* R7: the core said stop; threads held */
+	/* Throttled with threads left asleep, not stopped (trace.c,
+	 * "sleepers"); watched: its CPU-time timer waits for them to run. */
+	bool sleepers;
+	bool sleepers_watched;
 	bool arm_pending;      /* unthrottled: charge and re-arm after the call */
 	bool resume_pending;   /* unthrottled: resume after that charge */
 	int64_t last_cpu_ns;   /* process CPU time read so far */
@@ -145,6 +157,7 @@ struct cfsbw_host {
 	uint64_t period_seq;
 	uint64_t usage_ns;
 	uint64_t nr_processes;
+	uint64_t nr_thread_stops;  /* PTRACE_INTERRUPTs sent */
 	int64_t start_ns;
 
 	/* trace.c */
@@ -182,6 +195,8 @@ void __host_proc_leave(struct cfsbw_host *h, struct host_proc *p);
 /* Read p's CPU clock, charge what it used since (R5), re-arm its timer. */
 void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm);
 void __host_run_arm_list(struct cfsbw_host *h);
+/* p's sleepers are all that may run: arm its timer to catch them. */
+void __host_sleepers_watch(struct host_proc *p);
 /* Look at the held early tids again at at_ns (CLOCK_MONOTONIC). */
 void __host_early_timer(struct cfsbw_host *h, int64_t at_ns);
 
@@ -190,8 +205,12 @@ int __trace_spawn(struct cfsbw_host *h, char *const argv[]);
 int __trace_attach(struct cfsbw_host *h, pid_t pid);
 /* Reap every pending ptrace stop and exit (after SIGCHLD). */
 void __trace_reap(struct cfsbw_host *h);
-/* R7: stop every thread of p; R10: let them run again. */
-void __trace_stop_proc(struct cfsbw_host *h, struct host_proc *p);
+/*
+ * R7: stop every thread of p; with look, leave those of a multi-threaded p
+ * that /proc shows asleep, and set p->sleepers if any was left.  R10: let
+ * the held ones run again.
+ */
+void __trace_stop_proc(struct cfsbw_host *h, struct host_proc *p, bool look);
 void __trace_resume_proc(struct cfsbw_host *h, struct host_proc *p);
 /* Resume and detach every governed thread. */
 void __trace_detach_all(struct cfsbw_host *h);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/host_int.h"
 
@@ -61,6 +62,8 @@ void __proc_table_free(struct cfsbw_host *h)
 			while (p->threads) {
 				struct host_thread *t = p->threads;
 				p->threads = t->proc_next;
+				if (t->stat_fd >= 0)
+					close(t->stat_fd);
 				free(t);
 			}
 			free(p);
@@ -167,6 +170,7 @@ struct host_thread *__thread_new(struct cfsbw_host *h, struct host_proc *p,
 		hash_grow(h);
 	t->tid = tid;
 	t->proc = p;
+	t->stat_fd = -1;
 	unsigned b = tid_hash(tid, h->hash_mask);
 	t->hash_next = h->hash[b];
 	h->hash[b] = t;
@@ -190,6 +194,8 @@ bool __thread_forget(struct cfsbw_host *h, struct host_thread *t)
 	*pp = t->proc_next;
 	p->nr_threads--;
 	h->nr_threads--;
+	if (t->stat_fd >= 0)
+		close(t->stat_fd);
 	free(t);
 	return p->nr_threads == 0;
 }

@@ -79,17 +79,94 @@ static void thread_resume_or_hold(struct host_thread *t)
 		thread_cont(t, 0);
 }
 
-void __trace_stop_proc(struct cfsbw_host *h, struct host_proc *p)
+/* Send t a PTRACE_INTERRUPT: it stops at once, or when it next runs. */
+static void thread_interrupt(struct cfsbw_host *h, struct host_thread *t)
 {
-	(void)h;
+	if (pt(PTRACE_INTERRUPT, t->tid, 0) == 0) {
+		t->interrupt_sent = true;
+		h->nr_thread_stops++;
+	}
+}
+
+/*
+ * Sleepers.  A throttle used to interrupt every thread of the process, and
+ * a thread asleep (in a futex, a poll, a nanosleep) is woken by the
+ * interrupt, reports its stop, and is resumed at the refresh, to go back
+ * to sleep: measured, a process with 2 busy threads and 30 asleep at 0.5
+ * CPU cost cfsbw 62 ms of CPU in 5 s instead of 17 ms with the 2 alone
+ * (about 30 us per sleeping thread and throttle, mostly the interrupts
+ * between virtual CPUs of a wake-up and a resume).  The kernel does not
+ * touch a sleeping task either: it is on no runqueue, and is held only if
+ * it wakes while its group is throttled.  So a thread that its
+ * /proc/PID/task/TID/stat shows asleep ('S' or 'D') is left alone.  Once
+ * the interrupted threads have stopped, the process's CPU-time timer is
+ * armed to fire when it runs again (host.c, __host_sleepers_watch): only a
+ * sleeper can; then every thread is interrupted, with no more looks.  What
+ * it ran by then is charged as a debt (R13).
+ *
+ * A look costs a pread of a kept file (2.2 us here; open, read and close
+ * 6.4 us).  A thread found running is interrupted without a look at its
+ * next HOST_LOOK_EVERY - 1 throttles: a busy thread stays busy, and 32
+ * busy threads would otherwise cost 70 us of looks each period.  Processes
+ * with one thread are not looked at: that thread is what the CPU-time
+ * timer saw running, most of the time.
+ */
+#define HOST_LOOK_EVERY 8
+
+static bool thread_asleep(struct host_proc *p, struct host_thread *t)
+{
+	if (!t->asleep && t->running_for && t->running_for < HOST_LOOK_EVERY) {
+		t->running_for++;
+		return false;
+	}
+	if (t->stat_fd < 0) {
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/task/%d/stat",
+			 (int)p->pid, (int)t->tid);
+		t->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	char buf[512];
+	ssize_t n = t->stat_fd < 0 ? -1
+				   : pread(t->stat_fd, buf, sizeof buf - 1, 0);
+	const char *state = NULL;
+	if (n > 0) {
+		buf[n] = '\0';
+		/* "tid (comm) S ...": comm may hold ')' itself. */
+		const char *end = strrchr(buf, ')');
+		if (end && end[1] == ' ')
+			state = end + 2;
+	}
+	t->asleep = state && (*state == 'S' || *state == 'D');
+	t->running_for = t->asleep ? 0 : 1;
+	return t->asleep;
+}
+
+/* Once no interrupt of p's is pending, watch for its sleepers to run. */
+static void sleepers_check(struct host_proc *p)
+{
+	if (!p->throttled || !p->sleepers || p->sleepers_watched)
+		return;
+	for (struct host_thread *t = p->threads; t; t = t->proc_next)
+		if (t->interrupt_sent)
+			return;
+	__host_sleepers_watch(p);
+}
+
+void __trace_stop_proc(struct cfsbw_host *h, struct host_proc *p, bool look)
+{
+	look = look && p->nr_threads > 1;
 	for (struct host_thread *t = p->threads; t; t = t->proc_next) {
 		/* Held threads are stopped; listening ones report again on
 		 * SIGCONT and are held then. */
 		if (t->state != TH_RUNNING || t->interrupt_sent)
 			continue;
-		if (pt(PTRACE_INTERRUPT, t->tid, 0) == 0)
-			t->interrupt_sent = true;
+		if (look && thread_asleep(p, t)) {
+			p->sleepers = true;
+			continue;
+		}
+		thread_interrupt(h, t);
 	}
+	sleepers_check(p);
 }
 
 void __trace_resume_proc(struct cfsbw_host *h, struct host_proc *p)
@@ -197,11 +274,13 @@ static void on_exit_status(struct cfsbw_host *h, pid_t tid, int status)
 	/* The leader is reported last: its exit is the process's. */
 	if (__thread_forget(h, t) || tid == p->pid)
 		proc_gone(h, p);
+	else
+		sleepers_check(p); /* t may have had an interrupt pending */
 }
 
-static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
+static void on_stop_of(struct cfsbw_host *h, struct host_thread *t,
+		       pid_t tid, int status)
 {
-	struct host_thread *t = __thread_find(h, tid);
 	int sig = WSTOPSIG(status);
 	int event = status >> 16;
 	unsigned long msg = 0;
@@ -249,12 +328,21 @@ static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
 		/* Signal-delivery stop: pass the signal on, as sent. */
 		thread_cont(t, sig);
 		if (p->throttled)
-			__trace_stop_proc(h, p);
+			thread_interrupt(h, t);
 		return;
 	default:
 		thread_cont(t, 0);
 		return;
 	}
+}
+
+static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
+{
+	struct host_thread *t = __thread_find(h, tid);
+	on_stop_of(h, t, tid, status);
+	/* t is still there: a stop does not free it. */
+	if (t)
+		sleepers_check(t->proc);
 }
 
 static void release_untracked(pid_t tid)

@@ -1,8 +1,12 @@
 /*
  * workload.c - the processes the host tests and benchmarks govern.
  *
- *   workload spin SECONDS [THREADS]     THREADS (default 1) busy threads in
- *                                       one process for SECONDS of wall time
+ *   workload spin SECONDS [THREADS [SLEEPERS [WAKE_MS]]]
+ *                                       THREADS (default 1) busy threads in
+ *                                       one process for SECONDS of wall
+ *                                       time, beside SLEEPERS threads that
+ *                                       sleep, or wake every WAKE_MS to
+ *                                       spin 0.3 ms of CPU
  *   workload procs N SECONDS            an idle parent with N busy children
  *   workload forky LIVE CPU_MS SECONDS  keeps LIVE children alive, each
  *                                       spinning CPU_MS of CPU then exiting
@@ -73,6 +77,24 @@ static void *spin_thread(void *arg)
 	return NULL;
 }
 
+static int64_t sleeper_wake_ns;
+
+static void *sleeper_thread(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		int64_t left = spin_until_ns - now_ns(CLOCK_MONOTONIC);
+		if (left <= 0)
+			return NULL;
+		if (sleeper_wake_ns && left > sleeper_wake_ns)
+			left = sleeper_wake_ns;
+		struct timespec ts = {left / 1000000000, left % 1000000000};
+		nanosleep(&ts, NULL);
+		if (sleeper_wake_ns)
+			spin_cpu(300000);
+	}
+}
+
 static int64_t secs(const char *s)
 {
 	return (int64_t)(atof(s) * 1e9);
@@ -84,14 +106,22 @@ static int cmd_spin(int argc, char **argv)
 		return 2;
 	int n = argc > 1 ? atoi(argv[1]) : 1;
 	spin_until_ns = now_ns(CLOCK_MONOTONIC) + secs(argv[0]);
-	pthread_t t[64];
+	int sleepers = argc > 2 ? atoi(argv[2]) : 0;
+	sleeper_wake_ns = argc > 3 ? (int64_t)atoi(argv[3]) * 1000000 : 0;
+	pthread_t t[64], st[64];
 	if (n > 64)
 		n = 64;
+	if (sleepers > 64)
+		sleepers = 64;
+	for (int i = 0; i < sleepers; i++)
+		pthread_create(&st[i], NULL, sleeper_thread, NULL);
 	for (int i = 1; i < n; i++)
 		pthread_create(&t[i], NULL, spin_thread, NULL);
 	spin_thread(NULL);
 	for (int i = 1; i < n; i++)
 		pthread_join(t[i], NULL);
+	for (int i = 0; i < sleepers; i++)
+		pthread_join(st[i], NULL);
 	return 0;
 }
 
