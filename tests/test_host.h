@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,8 @@ struct run_result {
 	/* --stats fields (0 when absent) */
 	uint64_t nr_periods, nr_throttled, throttled_time, usage_ns, wall_ns,
 		self_cpu_ns, nr_processes, nr_thread_stops;
+	bool stats_written;  /* the --stats file held something */
+	int stats_exit_status;
 };
 
 static inline double host_now_s(void)
@@ -134,6 +137,8 @@ static inline void host_finish(pid_t pid, double t0, const char *stats_path,
 	r->self_cpu_ns = json_u64(json, "self_cpu_ns");
 	r->nr_processes = json_u64(json, "nr_processes");
 	r->nr_thread_stops = json_u64(json, "nr_thread_stops");
+	r->stats_written = json[0] != '\0';
+	r->stats_exit_status = (int)json_u64(json, "exit_status");
 	unlink(stats_path);
 	unlink(err_path);
 	unlink(out_path);

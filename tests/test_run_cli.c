@@ -28,6 +28,16 @@ TEST(exit_status_is_the_commands, "cli")
 	host_run(args, &r);
 	ASSERT_INT(r.exit_code, ==, 127);
 	ASSERT_TRUE(strstr(r.err, "/nonexistent/cmd") != NULL);
+	/* --stats reports it too, with nothing governed, not an empty file. */
+	ASSERT_TRUE(r.stats_written);
+	ASSERT_INT(r.stats_exit_status, ==, 127);
+	ASSERT_UINT(r.nr_processes, ==, 0);
+	ASSERT_UINT(r.usage_ns, ==, 0);
+	/* A process cfsbw cannot take in: status 1, and no report at all. */
+	const char *gone[] = {"--pid", "999999999", NULL};
+	host_run(gone, &r);
+	ASSERT_INT(r.exit_code, ==, 1);
+	ASSERT_TRUE(!r.stats_written);
 }
 
 /* Run cfsbw run args, send cfsbw sig after delay_ms, collect the result. */

@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cfsbw.h"
 #include "cli/cli.h"
@@ -361,6 +364,20 @@ static FILE *open_stats(const char *path)
 	return f;
 }
 
+/*
+ * cfsbw could not run the command at all (status 1 or 2): no report, and
+ * no empty file where one is expected.  Only a regular file is removed: a
+ * FIFO or /dev/stderr is not ours to unlink.
+ */
+static void discard_stats(FILE *f, const char *path)
+{
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
+		unlink(path);
+	fclose(f);
+}
+
 static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 		       const struct cfsbw_host_result *r)
 {
@@ -430,6 +447,8 @@ int cli_run_main(int argc, char **argv)
 	cfg.ctx = &start;
 	cfg.wait_all = o.wait_all;
 	struct cfsbw_host *h;
+	struct cfsbw_host_result res;
+	memset(&res, 0, sizeof res);
 	FILE *stats = NULL;
 	int err = cfsbw_host_create(&cfg, &h);
 	if (err < 0) {
@@ -472,17 +491,27 @@ int cli_run_main(int argc, char **argv)
 		if (err < 0) {
 			fprintf(stderr, "cfsbw run: %s: %s\n", o.argv[0],
 				strerror(-err));
-			rc = err == -ENOENT ? 127 : 126;
-			goto out;
+			/*
+			 * The command's status, as a shell gives it: the
+			 * report says so too, with nothing governed, rather
+			 * than leaving an empty file for a script to parse.
+			 */
+			res.exit_status = err == -ENOENT ? 127 : 126;
+			struct timespec self;
+			if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &self) == 0)
+				res.self_cpu_ns =
+					(uint64_t)self.tv_sec * 1000000000u +
+					(uint64_t)self.tv_nsec;
+			goto report;
 		}
 	}
-	struct cfsbw_host_result res;
 	err = cfsbw_host_run(h, &res);
 	if (err < 0) {
 		fprintf(stderr, "cfsbw run: %s\n", strerror(-err));
 		rc = 1;
 		goto out;
 	}
+report:
 	if (stats) {
 		write_stats(stats, o.stats_file, h, &res);
 		stats = NULL;
@@ -490,7 +519,7 @@ int cli_run_main(int argc, char **argv)
 	rc = res.exit_status;
 out:
 	if (stats && stats != stdout)
-		fclose(stats);
+		discard_stats(stats, o.stats_file);
 	cfsbw_host_destroy(h);
 	return rc;
 }
