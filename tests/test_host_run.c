@@ -325,9 +325,24 @@ TEST(attach_to_a_process_making_threads, "R5 R13 cli")
 		ASSERT_INT(r.exit_code, ==, 0);
 		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 		/* R13, and a tick per period past the throttle. */
-		ASSERT_TRUE((double)r.usage_ns / 1e9 <=
-			    0.025 * (double)(r.nr_periods + 1) + 0.01);
-		ASSERT_UINT(r.nr_throttled, >=, 1);
+		double used = (double)r.usage_ns / 1e9;
+		double quotas = 0.025 * (double)r.nr_periods;
+		ASSERT_TRUE(used <= 0.025 * (double)(r.nr_periods + 1) + 0.01);
+		ASSERT_UINT(r.nr_processes, ==, 1);
+		ASSERT_TRUE(r.usage_ns > 0);
+		/*
+		 * Alone, the process wants more than its quota and is
+		 * throttled.  Beside a 2-thread busy hog it got 0.27 CPU of
+		 * its 0.5 (each thread it makes waits for cfsbw, which waits
+		 * for a CPU): never throttled, rightly.  So throttling is
+		 * checked only when it used most of its quotas.
+		 */
+		if (used >= 0.8 * quotas)
+			ASSERT_UINT(r.nr_throttled, >=, 1);
+		else
+			printf("    machine busy: %.3f s used of %.3f s of "
+			       "quotas, throttling not checked\n",
+			       used, quotas);
 	}
 }
 
