@@ -160,11 +160,14 @@ TEST(many_threads_held_to_half_a_cpu, "R7 R10 R13")
  * sleeping ones alone, and so does the driver (docs/host.md, section 4):
  * 2 busy threads beside 30 asleep are stopped at each throttle, the 30
  * are not.  Stopping all 32 cost cfsbw 62 ms of CPU in 5 s instead of
- * 25 ms.  Bound: the 2 at each throttle (measured: exactly that, 60 in 30
- * throttles, 7 runs), and each of the 32 up to twice more: at the start,
- * if a throttle finds the sleepers still on their way to sleep, and at
- * the end, when they wake to exit.  Stopping every thread would be 32 a
- * throttle, about 960.
+ * 25 ms.  Measured: 60 stops in 30 throttles, the 2 busy threads' (7
+ * runs, and 3 beside a busy hog).  Bound: those, plus each of the 32 at
+ * the end, when the sleepers wake to exit, and at the start, when a
+ * throttle may find them still on their way to sleep: in the sanitizer
+ * build beside a hog, where making the threads is slow, up to 9 times
+ * each before a thread had to be found running twice to be taken for a
+ * busy one (136 stops in 31 throttles).  Stopping every thread would be
+ * 32 a throttle, about 960.
  */
 TEST(sleeping_threads_left_alone, "R7 R13")
 {
@@ -176,7 +179,7 @@ TEST(sleeping_threads_left_alone, "R7 R13")
 	       (unsigned long long)r.nr_throttled);
 	CHECK_LIMIT(r, 0.050, 0.5, 0.03);
 	ASSERT_UINT(r.nr_throttled, >=, 5);
-	ASSERT_UINT(r.nr_thread_stops, <=, 2 * r.nr_throttled + 2 * 32);
+	ASSERT_UINT(r.nr_thread_stops, <=, 2 * r.nr_throttled + 9 * 32);
 }
 
 /*

@@ -45,12 +45,12 @@ struct host_thread {
 	/* A PTRACE_INTERRUPT was sent and its stop has not arrived yet. */
 	bool interrupt_sent;
 	/*
-	 * Its state at its last look in /proc (trace.c, "sleepers"): asleep,
-	 * or how many throttles ago it was found running.  stat_fd is its
+	 * Its looks in /proc (trace.c, "sleepers"): how many in a row found it
+	 * running (at most 2), and throttles since the last.  stat_fd is its
 	 * /proc/PID/task/TID/stat, opened at its first look, or -1.
 	 */
-	bool asleep;
-	unsigned char running_for;
+	unsigned char running_looks;
+	unsigned char unlooked;
 	int stat_fd;
 	struct host_proc *proc;
 	struct host_thread *hash_next;

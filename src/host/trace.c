@@ -105,9 +105,12 @@ static void thread_interrupt(struct cfsbw_host *h, struct host_thread *t)
  * it ran by then is charged as a debt (R13).
  *
  * A look costs a pread of a kept file (2.2 us here; open, read and close
- * 6.4 us).  A thread found running is interrupted without a look at its
- * next HOST_LOOK_EVERY - 1 throttles: a busy thread stays busy, and 32
- * busy threads would otherwise cost 70 us of looks each period.  Processes
+ * 6.4 us).  A thread found running at two looks in a row is interrupted
+ * without a look at its next HOST_LOOK_EVERY - 1 throttles: a busy thread
+ * stays busy, and 32 busy threads would otherwise cost 70 us of looks each
+ * period.  Two looks, not one: a thread of a pool caught on its way to
+ * sleep (just made, or between two requests) would otherwise be woken and
+ * stopped at 7 throttles for nothing.  Processes
  * with one thread are not looked at: that thread is what the CPU-time
  * timer saw running, most of the time.
  */
@@ -115,10 +118,11 @@ static void thread_interrupt(struct cfsbw_host *h, struct host_thread *t)
 
 static bool thread_asleep(struct host_proc *p, struct host_thread *t)
 {
-	if (!t->asleep && t->running_for && t->running_for < HOST_LOOK_EVERY) {
-		t->running_for++;
+	if (t->running_looks >= 2 && t->unlooked < HOST_LOOK_EVERY - 1) {
+		t->unlooked++;
 		return false;
 	}
+	t->unlooked = 0;
 	if (t->stat_fd < 0) {
 		char path[64];
 		snprintf(path, sizeof path, "/proc/%d/task/%d/stat",
@@ -136,9 +140,12 @@ static bool thread_asleep(struct host_proc *p, struct host_thread *t)
 		if (end && end[1] == ' ')
 			state = end + 2;
 	}
-	t->asleep = state && (*state == 'S' || *state == 'D');
-	t->running_for = t->asleep ? 0 : 1;
-	return t->asleep;
+	bool asleep = state && (*state == 'S' || *state == 'D');
+	if (asleep)
+		t->running_looks = 0;
+	else if (t->running_looks < 2)
+		t->running_looks++;
+	return asleep;
 }
 
 /* Once no interrupt of p's is pending, watch for its sleepers to run. */
