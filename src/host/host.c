@@ -317,9 +317,10 @@ static void reach_check(struct cfsbw_host *h)
 	}
 }
 
-void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm)
+/* Charge p up to cpu, its CPU clock as just read. */
+static void proc_charge_to(struct cfsbw_host *h, struct host_proc *p,
+			   int64_t cpu, bool arm)
 {
-	int64_t cpu = clock_ns(p->clock);
 	if (cpu < 0)
 		return; /* reaped: charged as a zombie, in __trace_reap */
 	int64_t delta = cpu > p->last_cpu_ns ? cpu - p->last_cpu_ns : 0;
@@ -366,6 +367,11 @@ void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm)
 	reach_check(h);
 	if (arm && !p->throttled)
 		cputimer_arm(h, p);
+}
+
+void __host_proc_charge(struct cfsbw_host *h, struct host_proc *p, bool arm)
+{
+	proc_charge_to(h, p, clock_ns(p->clock), arm);
 }
 
 void __host_run_arm_list(struct cfsbw_host *h)
@@ -758,16 +764,18 @@ static void on_cputimer(struct cfsbw_host *h, int value)
 		if (!p->wall_ok || timer_gettime(p->wall_timer, &cur) < 0 ||
 		    cur.it_value.tv_sec || cur.it_value.tv_nsec)
 			return;
-		int64_t cpu = clock_ns(p->clock);
+	}
+	/* One read serves the checks below and the charge. */
+	int64_t cpu = clock_ns(p->clock);
+	if (wall) {
 		if (cpu >= 0 && cpu - p->last_cpu_ns < p->wall_left_ns / 2)
 			p->backstop = false; /* its threads mostly sleep */
 	} else if (p->nr_threads > 1 && !p->backstop) {
-		int64_t cpu = clock_ns(p->clock);
 		if (cpu >= 0 && p->armed_cpu_ns != INT64_MAX &&
 		    cpu - p->armed_cpu_ns > HOST_TIMER_LATE_NS)
 			p->backstop = true; /* wall backstop, above */
 	}
-	__host_proc_charge(h, p, true);
+	proc_charge_to(h, p, cpu, true);
 	__host_run_arm_list(h);
 }
 
