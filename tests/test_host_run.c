@@ -300,6 +300,49 @@ TEST(attached_process_held_to_20_percent, "R5 R10")
 }
 
 /*
+ * --pid A,B: two running processes in one group, as a cgroup's
+ * cgroup.procs may hold both.  A spins 2 s and B 3 s, each wanting a whole
+ * CPU: together they are held to 0.3 CPU (R5: one pool for both), and the
+ * run lasts until the last of them exits, not the first.
+ */
+TEST(attached_processes_share_one_quota, "R5 R10 R13 cli")
+{
+	fflush(stdout);
+	pid_t w[2];
+	const char *secs[2] = {"2", "3"};
+	for (int i = 0; i < 2; i++) {
+		w[i] = fork();
+		if (w[i] == 0) {
+			execl(host_workload(), "workload", "spin", secs[i],
+			      (char *)NULL);
+			_exit(127);
+		}
+	}
+	char pids[32];
+	snprintf(pids, sizeof pids, "%d,%d", (int)w[0], (int)w[1]);
+	const char *args[] = {"--cpus", "0.3", "--period", "100ms", "--pid",
+			      pids, NULL};
+	struct run_result r;
+	host_run(args, &r);
+	for (int i = 0; i < 2; i++) {
+		int status;
+		waitpid(w[i], &status, 0);
+		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	double cores = (double)r.usage_ns / (double)r.wall_ns;
+	printf("    --pid A,B: %.4f cores by usage_ns over %.2f s, %llu/%llu "
+	       "throttled\n",
+	       cores, span_s(&r), (unsigned long long)r.nr_throttled,
+	       (unsigned long long)r.nr_periods);
+	ASSERT_INT(r.exit_code, ==, 0);
+	ASSERT_UINT(r.nr_processes, ==, 2);
+	ASSERT_TRUE(span_s(&r) > 2.7);
+	ASSERT_TRUE((double)r.usage_ns / 1e9 <=
+		    0.030 * (double)(r.nr_periods + 1) + 0.01);
+	ASSERT_NEAR(cores, 0.3, 0.03 * 0.3);
+}
+
+/*
  * --pid on a process that creates threads all the time: a thread born while
  * cfsbw reads the process's task list is already its tracee (the clone
  * event of a thread it holds), and seizing it again fails with EPERM.  That
@@ -397,6 +440,7 @@ TEST_MAIN(TEST_ENTRY(busy_process_held_to_20_percent)
 	  TEST_ENTRY(many_live_processes_all_governed)
 	  TEST_ENTRY(group_below_quota_never_throttled)
 	  TEST_ENTRY(attached_process_held_to_20_percent)
+	  TEST_ENTRY(attached_processes_share_one_quota)
 	  TEST_ENTRY(attach_to_a_process_making_threads)
 	  TEST_ENTRY(upstream_policy_holds_20_percent)
 	  TEST_ENTRY(host_refuses_the_hard_limits_policy))

@@ -220,6 +220,10 @@ TEST(invalid_values_exit_2_naming_flag_and_value, "R2")
 		{"--pid", "abc", "Invalid argument"},
 		{"--pid", "0", "Invalid argument"},
 		{"--pid", " 5", "Invalid argument"},
+		{"--pid", "5,", "Invalid argument"},
+		{"--pid", ",5", "Invalid argument"},
+		{"--pid", "5,,6", "Invalid argument"},
+		{"--pid", "5;6", "Invalid argument"},
 		/* Checked before the command starts, not lost after it. */
 		{"--stats", "/nonexistent/dir/s.json", "No such file"},
 	};

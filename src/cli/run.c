@@ -26,7 +26,7 @@
 
 static const char run_usage[] =
 	"usage: cfsbw run [OPTIONS] -- CMD [ARG...]\n"
-	"       cfsbw run [OPTIONS] --pid PID\n"
+	"       cfsbw run [OPTIONS] --pid PID[,PID...]\n"
 	"\n"
 	"Hold CMD and every process it starts, at any depth, to QUOTA of CPU\n"
 	"time per PERIOD (Linux's CFS bandwidth control, done by a tracer: no\n"
@@ -51,8 +51,9 @@ static const char run_usage[] =
 	"                    v4, 5ms with upstream)\n"
 	"  --policy NAME     v4 (default: the seeds' CFS bandwidth control v4)\n"
 	"                    or upstream (today's Linux: slack return, burst)\n"
-	"  --pid PID         take in a running process, its threads, its\n"
-	"                    children and every process they start\n"
+	"  --pid PID[,PID...] take in running processes, their threads,\n"
+	"                    their children and every process they start;\n"
+	"                    the run ends when all of them have exited\n"
 	"  --stats FILE      at exit, write a JSON object: nr_periods,\n"
 	"                    nr_throttled, throttled_time (ns), usage_ns,\n"
 	"                    wall_ns, self_cpu_ns, ...; '-' for stdout;\n"
@@ -347,6 +348,34 @@ static void print_stat(void *ctx, struct cfsbw_host *h)
 }
 
 /*
+ * --pid PID[,PID...]: the processes a group starts with, as a cgroup's
+ * cgroup.procs may hold several.  Each is a positive decimal integer.
+ */
+#define RUN_MAX_PIDS 256
+#define RUN_MAX_PIDS_TEXT "256"
+
+static int parse_pids(const char *text, pid_t *pids, unsigned *nr)
+{
+	const char *s = text;
+	*nr = 0;
+	for (;;) {
+		if (*s < '0' || *s > '9' || *nr == RUN_MAX_PIDS)
+			return -EINVAL;
+		char *end;
+		errno = 0;
+		long pid = strtol(s, &end, 10);
+		if (errno || pid <= 0 || pid > INT32_MAX)
+			return -EINVAL;
+		pids[(*nr)++] = (pid_t)pid;
+		if (*end == '\0')
+			return 0;
+		if (*end != ',')
+			return -EINVAL;
+		s = end + 1;
+	}
+}
+
+/*
  * --stats FILE is opened before the command starts, so that a path that
  * cannot be written is a usage error (status 2) now, not a lost report
  * after an hour's run.
@@ -431,16 +460,12 @@ int cli_run_main(int argc, char **argv)
 					 NULL, err < 0 ? err : -EINVAL,
 					 "a duration of at least 1ms");
 	}
-	long pid = 0;
-	if (o.pid) {
-		char *end;
-		errno = 0;
-		pid = strtol(o.pid, &end, 10);
-		if (end == o.pid || *end || errno || pid <= 0 ||
-		    pid > INT32_MAX || o.pid[0] < '0' || o.pid[0] > '9')
-			return bad_value("--pid", o.pid, NULL, -EINVAL,
-					 "a process id, a positive integer");
-	}
+	pid_t pids[RUN_MAX_PIDS];
+	unsigned nr_pids = 0;
+	if (o.pid && parse_pids(o.pid, pids, &nr_pids) < 0)
+		return bad_value("--pid", o.pid, NULL, -EINVAL,
+				 "process ids, positive integers, separated "
+				 "by commas, at most " RUN_MAX_PIDS_TEXT);
 
 	int64_t start = cfsbw_host_now_ns();
 	cfg.on_stat = print_stat;
@@ -466,11 +491,15 @@ int cli_run_main(int argc, char **argv)
 
 	start = cfsbw_host_now_ns();
 	if (o.pid) {
-		err = cfsbw_host_attach(h, (pid_t)pid);
-		if (err < 0) {
-			fprintf(stderr, "cfsbw run: --pid %s: cannot trace it: %s%s\n",
-				o.pid,
-				err == -ENOENT ? "No such process" : strerror(-err),
+		for (unsigned i = 0; i < nr_pids; i++) {
+			err = cfsbw_host_attach(h, pids[i]);
+			if (err >= 0)
+				continue;
+			fprintf(stderr,
+				"cfsbw run: --pid %d: cannot trace it: %s%s\n",
+				(int)pids[i],
+				err == -ENOENT ? "No such process"
+					       : strerror(-err),
 				err == -EPERM ? " (not yours, already traced, or "
 						"ptrace is restricted)"
 					      : "");

@@ -618,10 +618,12 @@ int cfsbw_host_spawn(struct cfsbw_host *h, char *const argv[])
 
 int cfsbw_host_attach(struct cfsbw_host *h, pid_t pid)
 {
-	if (h->root_pid)
+	if (h->root_pid && h->root_is_child)
 		return -EBUSY;
 	if (pid <= 0)
 		return -ESRCH;
+	if (h->root_pid)
+		return __trace_attach_more(h, pid);
 	int err = __trace_attach(h, pid);
 	if (err < 0)
 		h->root_pid = 0;
@@ -823,10 +825,13 @@ static int handle_signals(struct cfsbw_host *h, bool *from_process)
 	return stop_sig;
 }
 
-/* The command has exited and, with wait_all, so has every descendant. */
+/*
+ * The command (or every attached process) has exited and, with wait_all,
+ * so has every descendant.
+ */
 static bool run_over(const struct cfsbw_host *h)
 {
-	if (!h->root_gone)
+	if (!h->root_gone || h->nr_extra_roots)
 		return false;
 	return !h->cfg.wait_all || (h->nr_live == 0 && h->nr_early == 0);
 }

@@ -106,7 +106,10 @@ int cfsbw_host_spawn(struct cfsbw_host *h, char *const argv[]);
 /*
  * Take in a running process: all its threads, its existing descendants and
  * every process they start from now on.  Its CPU time before the call is
- * not charged.  Returns 0, -ESRCH, -EPERM (not allowed to trace it).
+ * not charged.  May be called again for more processes in the same group
+ * (one already governed is taken as it is); the run lasts until every one
+ * has exited, and its exit status is the first one's.  Returns 0, -ESRCH,
+ * -EPERM (not allowed to trace it), -EBUSY (a command was spawned).
  */
 int cfsbw_host_attach(struct cfsbw_host *h, pid_t pid);
 

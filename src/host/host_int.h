@@ -71,6 +71,7 @@ struct host_proc {
 	bool wall_ok;
 	bool backstop;         /* arm the wall timer with the CPU-time timer */
 	int64_t wall_left_ns;  /* the runtime left when it was armed */
+	bool extra_root;       /* attached after the first (--pid A,B) */
 	bool throttled;        /* R7: the core said stop; threads held */
 	/* Throttled with threads left asleep, not stopped (trace.c,
 	 * "sleepers"); watched: its CPU-time timer waits for them to run. */
@@ -161,7 +162,8 @@ struct cfsbw_host {
 	int64_t start_ns;
 
 	/* trace.c */
-	pid_t root_pid;        /* the command or the attached process */
+	pid_t root_pid;        /* the command or the (first) attached process */
+	unsigned nr_extra_roots; /* other attached processes still alive */
 	bool root_is_child;    /* spawned: our own child */
 	bool root_gone;
 	int root_status;       /* wait status of the root process's leader */
@@ -203,6 +205,8 @@ void __host_early_timer(struct cfsbw_host *h, int64_t at_ns);
 /* trace.c */
 int __trace_spawn(struct cfsbw_host *h, char *const argv[]);
 int __trace_attach(struct cfsbw_host *h, pid_t pid);
+/* One more process for the group: the run lasts until it exits too. */
+int __trace_attach_more(struct cfsbw_host *h, pid_t pid);
 /* Reap every pending ptrace stop and exit (after SIGCHLD). */
 void __trace_reap(struct cfsbw_host *h);
 /*

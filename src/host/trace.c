@@ -255,6 +255,10 @@ static void proc_gone(struct cfsbw_host *h, struct host_proc *p)
 {
 	if (p->pid == h->root_pid)
 		h->root_gone = true;
+	if (p->extra_root) {
+		p->extra_root = false;
+		h->nr_extra_roots--;
+	}
 	__host_proc_leave(h, p);
 	__proc_free(h, p);
 }
@@ -499,6 +503,23 @@ int __trace_attach(struct cfsbw_host *h, pid_t pid)
 	h->root_pid = pid;
 	h->root_is_child = false;
 	return seize_tree(h, pid, 0);
+}
+
+int __trace_attach_more(struct cfsbw_host *h, pid_t pid)
+{
+	/* It may be governed already: a descendant of one given before. */
+	int err = seize_tree(h, pid, 0);
+	if (err < 0)
+		return err;
+	struct host_thread *t = __thread_find(h, pid);
+	if (!t)
+		return -ESRCH;
+	struct host_proc *p = t->proc;
+	if (p->pid != h->root_pid && !p->extra_root) {
+		p->extra_root = true;
+		h->nr_extra_roots++;
+	}
+	return 0;
 }
 
 int __trace_spawn(struct cfsbw_host *h, char *const argv[])
