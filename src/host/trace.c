@@ -110,9 +110,9 @@ static void thread_interrupt(struct cfsbw_host *h, struct host_thread *t)
  * stays busy, and 32 busy threads would otherwise cost 70 us of looks each
  * period.  Two looks, not one: a thread of a pool caught on its way to
  * sleep (just made, or between two requests) would otherwise be woken and
- * stopped at 7 throttles for nothing.  Processes
- * with one thread are not looked at: that thread is what the CPU-time
- * timer saw running, most of the time.
+ * stopped at 7 throttles for nothing.  Processes with one thread are not
+ * looked at: that thread is what the CPU-time timer saw running, most of
+ * the time.
  */
 #define HOST_LOOK_EVERY 8
 
