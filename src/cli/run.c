@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cfsbw.h"
@@ -473,7 +472,6 @@ int cli_run_main(int argc, char **argv)
 	cfg.wait_all = o.wait_all;
 	struct cfsbw_host *h;
 	struct cfsbw_host_result res;
-	memset(&res, 0, sizeof res);
 	FILE *stats = NULL;
 	int err = cfsbw_host_create(&cfg, &h);
 	if (err < 0) {
@@ -525,12 +523,8 @@ int cli_run_main(int argc, char **argv)
 			 * report says so too, with nothing governed, rather
 			 * than leaving an empty file for a script to parse.
 			 */
-			res.exit_status = err == -ENOENT ? 127 : 126;
-			struct timespec self;
-			if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &self) == 0)
-				res.self_cpu_ns =
-					(uint64_t)self.tv_sec * 1000000000u +
-					(uint64_t)self.tv_nsec;
+			cfsbw_host_result_unstarted(err == -ENOENT ? 127 : 126,
+						    &res);
 			goto report;
 		}
 	}

@@ -736,6 +736,14 @@ static void on_host_timer(struct cfsbw_host *h, int which)
 	}
 }
 
+/* A one-shot timer has expired and was not armed again since. */
+static bool timer_fired(timer_t t)
+{
+	struct itimerspec cur;
+	return timer_gettime(t, &cur) == 0 && !cur.it_value.tv_sec &&
+	       !cur.it_value.tv_nsec;
+}
+
 static void on_cputimer(struct cfsbw_host *h, int value)
 {
 	bool wall = value & HOST_WALL_BIT;
@@ -751,22 +759,16 @@ static void on_cputimer(struct cfsbw_host *h, int value)
 		 * signal from before the throttle is stale: the timer is still
 		 * armed for the sleepers, or not yet.
 		 */
-		struct itimerspec cur;
 		if (!wall && p->sleepers_watched && p->timer_ok &&
-		    timer_gettime(p->timer, &cur) == 0 &&
-		    !cur.it_value.tv_sec && !cur.it_value.tv_nsec) {
+		    timer_fired(p->timer)) {
 			p->sleepers = false;
 			__trace_stop_proc(h, p, false);
 		}
 		return;
 	}
-	if (wall) {
-		/* Re-armed since it fired: stale, and says nothing. */
-		struct itimerspec cur;
-		if (!p->wall_ok || timer_gettime(p->wall_timer, &cur) < 0 ||
-		    cur.it_value.tv_sec || cur.it_value.tv_nsec)
-			return;
-	}
+	/* A wall timer re-armed since it fired: stale, and says nothing. */
+	if (wall && !(p->wall_ok && timer_fired(p->wall_timer)))
+		return;
 	/* One read serves the checks below and the charge. */
 	int64_t cpu = clock_ns(p->clock);
 	if (wall) {
@@ -893,6 +895,20 @@ static void wait_command(struct cfsbw_host *h, int sig, bool from_process)
 	}
 }
 
+/* CPU time the driver has used, from the fork that started it. */
+static uint64_t self_cpu_ns(void)
+{
+	int64_t self = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	return self > 0 ? (uint64_t)self : 0;
+}
+
+void cfsbw_host_result_unstarted(int status, struct cfsbw_host_result *res)
+{
+	memset(res, 0, sizeof *res);
+	res->self_cpu_ns = self_cpu_ns();
+	res->exit_status = status;
+}
+
 int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)
 {
 	memset(res, 0, sizeof *res);
@@ -932,8 +948,7 @@ int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)
 	}
 	res->usage_ns = h->usage_ns;
 	res->wall_ns = h->start_ns ? (uint64_t)(end - h->start_ns) : 0;
-	int64_t self = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-	res->self_cpu_ns = self > 0 ? (uint64_t)self : 0;
+	res->self_cpu_ns = self_cpu_ns();
 	res->nr_processes = h->nr_processes;
 	res->nr_thread_stops = h->nr_thread_stops;
 	if (sig && !h->root_is_child)

@@ -122,6 +122,12 @@ int cfsbw_host_attach(struct cfsbw_host *h, pid_t pid);
  */
 int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res);
 
+/*
+ * The result of a run whose command could not be started (status 126 or
+ * 127, as a shell gives it): nothing governed, the driver's own CPU time.
+ */
+void cfsbw_host_result_unstarted(int status, struct cfsbw_host_result *res);
+
 /* CPU time the governed processes have used so far, ns. */
 uint64_t cfsbw_host_usage_ns(const struct cfsbw_host *h);
 /* Processes governed right now. */
