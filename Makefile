@@ -63,6 +63,7 @@ CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_LIB_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
 BENCH_SRC := $(wildcard bench/bench_*.c)
+BENCH_LIB_SRC := $(filter-out $(BENCH_SRC),$(wildcard bench/*.c))
 # Small programs the tests and benchmarks run as workloads (busy loops,
 # threads, fork trees): one program per file, no library.
 PROG_SRC := $(wildcard tests/progs/*.c)
@@ -72,6 +73,7 @@ CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
 TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(TEST_LIB_SRC))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+BENCH_LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_LIB_SRC))
 PROG_BIN := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(PROG_SRC))
 
 LIB := $(BUILD)/libcfsbw.a
@@ -102,8 +104,8 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB_OBJ) $(LIB)
 $(BUILD)/tests/progs/%: $(BUILD)/tests/progs/%.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LDLIBS)
 
-$(BUILD)/bench/%: $(BUILD)/bench/%.o $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(BENCH_LIB_OBJ) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BENCH_LIB_OBJ) $(LIB) $(LDLIBS)
 
 # Each test program prints one line per test and a final
 # "# N passed, N failed"; tests/run.sh adds them up.

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "programs.h"
+
 #define CGROUP_DIR "/sys/fs/cgroup/cpu/cfsbw-bench"
 #define CPULIMIT "/usr/bin/cpulimit"
 #define PERIOD_US 100000
@@ -83,20 +85,6 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-static const char *bin(void)
-{
-	const char *b = getenv("CFSBW_BIN");
-	return b ? b : "build/cfsbw";
-}
-
-static const char *workload_path(void)
-{
-	static char p[4096];
-	const char *d = getenv("CFSBW_PROGS");
-	snprintf(p, sizeof p, "%s/workload", d ? d : "build/tests/progs");
-	return p;
-}
-
 static int write_file(const char *path, const char *text)
 {
 	int fd = open(path, O_WRONLY);
@@ -138,14 +126,6 @@ static void cgroup_remove(void)
 	rmdir(CGROUP_DIR);
 }
 
-static unsigned long long json_u64(const char *json, const char *key)
-{
-	char pat[64];
-	snprintf(pat, sizeof pat, "\"%s\": ", key);
-	const char *p = strstr(json, pat);
-	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
-}
-
 /* One run: the workload under one limiter. */
 static struct result run_one(const struct workload *w, enum limiter l,
 			     const char *seconds)
@@ -160,7 +140,7 @@ static struct result run_one(const struct workload *w, enum limiter l,
 	snprintf(stats, sizeof stats, "/tmp/bench-host-%d.json", (int)getpid());
 
 	if (l == L_CFSBW) {
-		argv[n++] = bin();
+		argv[n++] = bench_cfsbw_bin();
 		argv[n++] = "run";
 		argv[n++] = "--quota";
 		argv[n++] = quota;
@@ -172,7 +152,7 @@ static struct result run_one(const struct workload *w, enum limiter l,
 	}
 	if (l == L_KERNEL && !cgroup_setup(w->limit))
 		return r;
-	argv[n++] = workload_path();
+	argv[n++] = bench_workload_path();
 	for (int i = 0; w->args[i]; i++)
 		argv[n++] = strcmp(w->args[i], "S") ? w->args[i] : seconds;
 	argv[n] = NULL;
@@ -253,19 +233,13 @@ static struct result run_one(const struct workload *w, enum limiter l,
 		}
 	}
 	if (l == L_CFSBW) {
-		char json[2048] = "";
-		FILE *f = fopen(stats, "r");
-		if (f) {
-			size_t m = fread(json, 1, sizeof json - 1, f);
-			json[m] = '\0';
-			fclose(f);
-		}
-		unlink(stats);
-		double self = (double)json_u64(json, "self_cpu_ns") / 1e9;
+		char json[2048];
+		bench_stats_take(stats, json, sizeof json);
+		double self = (double)bench_json_u64(json, "self_cpu_ns") / 1e9;
 		cpu -= self; /* rusage covered cfsbw and its tree */
 		r.own_ms = self * 1e3;
-		r.nr_periods = json_u64(json, "nr_periods");
-		r.nr_throttled = json_u64(json, "nr_throttled");
+		r.nr_periods = bench_json_u64(json, "nr_periods");
+		r.nr_throttled = bench_json_u64(json, "nr_throttled");
 	}
 	if (l == L_KERNEL) {
 		cgroup_stat(&r);

@@ -1,0 +1,44 @@
+/*
+ * programs.c - where the host benchmarks find their programs, and how
+ * they read cfsbw's --stats report.
+ */
+#include "programs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *bench_cfsbw_bin(void)
+{
+	const char *b = getenv("CFSBW_BIN");
+	return b ? b : "build/cfsbw";
+}
+
+const char *bench_workload_path(void)
+{
+	static char p[4096];
+	const char *d = getenv("CFSBW_PROGS");
+	snprintf(p, sizeof p, "%s/workload", d ? d : "build/tests/progs");
+	return p;
+}
+
+void bench_stats_take(const char *path, char *json, size_t size)
+{
+	json[0] = '\0';
+	FILE *f = fopen(path, "r");
+	if (f) {
+		size_t m = fread(json, 1, size - 1, f);
+		json[m] = '\0';
+		fclose(f);
+	}
+	unlink(path);
+}
+
+unsigned long long bench_json_u64(const char *json, const char *key)
+{
+	char pat[64];
+	snprintf(pat, sizeof pat, "\"%s\": ", key);
+	const char *p = strstr(json, pat);
+	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+}

@@ -1,0 +1,25 @@
+/*
+ * programs.h - what the host benchmarks share: where they find cfsbw and
+ * the workload program, and how they read what `cfsbw run --stats` wrote.
+ */
+#ifndef CFSBW_BENCH_PROGRAMS_H
+#define CFSBW_BENCH_PROGRAMS_H
+
+#include <stddef.h>
+
+/* The cfsbw command: $CFSBW_BIN, or build/cfsbw. */
+const char *bench_cfsbw_bin(void);
+
+/* The workload program: $CFSBW_PROGS/workload, or build/tests/progs/. */
+const char *bench_workload_path(void);
+
+/*
+ * Read the --stats file at path into json (size bytes, NUL-terminated;
+ * empty if there is none) and remove it.
+ */
+void bench_stats_take(const char *path, char *json, size_t size);
+
+/* The unsigned number after "key": in json, or 0 if it is not there. */
+unsigned long long bench_json_u64(const char *json, const char *key);
+
+#endif
