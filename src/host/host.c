@@ -784,6 +784,44 @@ static void on_cputimer(struct cfsbw_host *h, int value)
 }
 
 /*
+ * Quiet while every process is throttled.  Its threads are then held, or
+ * interrupted and about to stop, and none of their stops needs an answer
+ * before the refresh: each would only wake the driver to note it.  So
+ * SIGCHLD is made to carry exits only (SA_NOCLDSTOP, which covers ptrace
+ * stops too), and the stops are read first thing at the next wake-up, the
+ * refresh's at the latest.  A signal sent to a held thread waits for the
+ * refresh either way (a thread in a ptrace stop takes it only once
+ * resumed).  32 busy threads at 0.5 CPU, stopping one after another at
+ * each throttle, cost 3.6 ms less in 5 s (median of 10 paired runs,
+ * 10 of 10 lower); one busy process or four, no difference.  Not with
+ * sleepers left running (their process's timer is armed once the others
+ * have stopped), nor with a new tracee waiting to be named.
+ */
+static bool all_held(const struct cfsbw_host *h)
+{
+	if (!h->nr_live || h->nr_early)
+		return false;
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
+		const struct host_proc *p = h->procs[rq];
+		if (p && (!p->throttled || p->sleepers))
+			return false;
+	}
+	return true;
+}
+
+static void quiet_set(struct cfsbw_host *h, bool on)
+{
+	if (h->quiet == on)
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_DFL;
+	sa.sa_flags = on ? SA_NOCLDSTOP : 0;
+	if (sigaction(SIGCHLD, &sa, NULL) == 0)
+		h->quiet = on;
+}
+
+/*
  * Wait for signals and handle a batch; returns the first of SIGINT,
  * SIGTERM, SIGHUP (and whether a process sent it, rather than the
  * terminal), or 0.  The first read blocks; more are read only when a batch
@@ -800,6 +838,11 @@ static int handle_signals(struct cfsbw_host *h, bool *from_process)
 			continue;
 		if (n <= 0)
 			break;
+		if (h->quiet) {
+			/* Stops came without a signal: read them first. */
+			quiet_set(h, false);
+			__trace_reap(h);
+		}
 		size_t count = (size_t)n / sizeof si[0];
 		for (size_t i = 0; i < count; i++) {
 			int signo = (int)si[i].ssi_signo;
@@ -824,6 +867,7 @@ static int handle_signals(struct cfsbw_host *h, bool *from_process)
 	}
 	if (chld)
 		__trace_reap(h);
+	quiet_set(h, all_held(h));
 	return stop_sig;
 }
 
@@ -925,6 +969,7 @@ int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)
 	__trace_reap(h);
 	while (!run_over(h) && !sig)
 		sig = handle_signals(h, &from_process);
+	quiet_set(h, false); /* what follows waits for stops too */
 	/*
 	 * --wait-all, the command gone: a signal sent to cfsbw is meant for
 	 * the processes it governs; send it while they are still our tracees

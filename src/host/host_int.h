@@ -140,6 +140,7 @@ struct cfsbw_host {
 	int nr_timers;
 	bool period_armed;
 	int64_t period_expires_ns;
+	bool quiet; /* SIGCHLD carries exits only: every process is held */
 	/* Unthrottled processes to charge and re-arm after a core call. */
 	unsigned *arm_list;
 	unsigned nr_arm;
