@@ -380,10 +380,14 @@ TEST(attach_to_a_process_making_threads, "R5 R13 cli")
 		 * Alone, the process wants more than its quota and is
 		 * throttled.  Beside a 2-thread busy hog it got 0.27 CPU of
 		 * its 0.5 (each thread it makes waits for cfsbw, which waits
-		 * for a CPU): never throttled, rightly.  So throttling is
-		 * checked only when it used most of its quotas.
+		 * for a CPU): never throttled, rightly.  In the sanitizer
+		 * build beside that hog it once used more than 80 % of its
+		 * quotas and was still never throttled, as a group short of
+		 * its quota should not be.  So throttling is checked only
+		 * when it used its quotas in full (alone it uses them and
+		 * R13's start-up quota: 1.003-1.061 of them in 6 runs).
 		 */
-		if (used >= 0.8 * quotas)
+		if (used >= quotas)
 			ASSERT_UINT(r.nr_throttled, >=, 1);
 		else
 			printf("    machine busy: %.3f s used of %.3f s of "
