@@ -156,8 +156,6 @@ static struct result run_one(const struct workload *w, enum limiter l,
 	for (int i = 0; w->args[i]; i++)
 		argv[n++] = strcmp(w->args[i], "S") ? w->args[i] : seconds;
 	argv[n] = NULL;
-	const char *prog = argv[0];
-	const char **args = argv;
 
 	int out[2];
 	if (pipe(out) < 0)
@@ -176,9 +174,7 @@ static struct result run_one(const struct workload *w, enum limiter l,
 			snprintf(me, sizeof me, "%d", (int)getpid());
 			write_file(CGROUP_DIR "/cgroup.procs", me);
 		}
-		char *cargv[24];
-		memcpy(cargv, args, sizeof cargv);
-		execv(prog, cargv);
+		bench_execv(argv);
 		_exit(127);
 	}
 	close(out[1]);

@@ -55,18 +55,6 @@ static void quiet(void)
 	}
 }
 
-/* execv, from an argv of const strings (string literals are const here). */
-static void exec_argv(const char *const argv[])
-{
-	char *cargv[16];
-	size_t n = 0;
-	while (n < 15 && argv[n])
-		n++;
-	memcpy(cargv, argv, n * sizeof argv[0]);
-	cargv[n] = NULL;
-	execv(cargv[0], cargv);
-}
-
 static bool is_stop_signal(int sig)
 {
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
@@ -92,7 +80,7 @@ static _Noreturn void bare_tracer(const char *const argv[], int report)
 		quiet();
 		if (read(go[0], &c, 1) != 1)
 			_exit(126);
-		exec_argv(argv);
+		bench_execv(argv);
 		_exit(127);
 	}
 	close(go[0]);
@@ -194,7 +182,7 @@ static struct tracer_result run_cfsbw(const char *const wargv[])
 		return r;
 	if (pid == 0) {
 		quiet();
-		exec_argv(argv);
+		bench_execv(argv);
 		_exit(127);
 	}
 	int status;

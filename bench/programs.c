@@ -35,6 +35,17 @@ void bench_stats_take(const char *path, char *json, size_t size)
 	unlink(path);
 }
 
+void bench_execv(const char *const argv[])
+{
+	char *cargv[24];
+	size_t n = 0;
+	while (n < 23 && argv[n])
+		n++;
+	memcpy(cargv, argv, n * sizeof argv[0]);
+	cargv[n] = NULL;
+	execv(cargv[0], cargv);
+}
+
 unsigned long long bench_json_u64(const char *json, const char *key)
 {
 	char pat[64];

@@ -19,6 +19,12 @@ const char *bench_workload_path(void);
  */
 void bench_stats_take(const char *path, char *json, size_t size);
 
+/*
+ * execv(argv[0], argv) from an argv of const strings (string literals are
+ * const here); at most 23 arguments.  Returns only if the exec failed.
+ */
+void bench_execv(const char *const argv[]);
+
 /* The unsigned number after "key": in json, or 0 if it is not there. */
 unsigned long long bench_json_u64(const char *json, const char *key);
 

@@ -815,9 +815,7 @@ static bool quiet_due(const struct cfsbw_host *h)
 			continue;
 		if (!p->throttled || p->sleepers)
 			return false;
-		for (const struct host_thread *t = p->threads; t;
-		     t = t->proc_next)
-			pending += t->interrupt_sent;
+		pending += __trace_pending_stops(p);
 	}
 	return pending >= HOST_QUIET_MIN_STOPS;
 }

@@ -140,7 +140,7 @@ struct cfsbw_host {
 	int nr_timers;
 	bool period_armed;
 	int64_t period_expires_ns;
-	bool quiet; /* SIGCHLD carries exits only: every process is held */
+	bool quiet; /* SIGCHLD carries exits only: a throttle's stops are due */
 	/* Unthrottled processes to charge and re-arm after a core call. */
 	unsigned *arm_list;
 	unsigned nr_arm;
@@ -216,6 +216,8 @@ void __trace_reap(struct cfsbw_host *h);
  * the held ones run again.
  */
 void __trace_stop_proc(struct cfsbw_host *h, struct host_proc *p, bool look);
+/* p's threads sent a PTRACE_INTERRUPT whose stop has not been read yet. */
+unsigned __trace_pending_stops(const struct host_proc *p);
 void __trace_resume_proc(struct cfsbw_host *h, struct host_proc *p);
 /* Resume and detach every governed thread. */
 void __trace_detach_all(struct cfsbw_host *h);

@@ -148,14 +148,20 @@ static bool thread_asleep(struct host_proc *p, struct host_thread *t)
 	return asleep;
 }
 
+unsigned __trace_pending_stops(const struct host_proc *p)
+{
+	unsigned n = 0;
+	for (const struct host_thread *t = p->threads; t; t = t->proc_next)
+		n += t->interrupt_sent;
+	return n;
+}
+
 /* Once no interrupt of p's is pending, watch for its sleepers to run. */
 static void sleepers_check(struct host_proc *p)
 {
-	if (!p->throttled || !p->sleepers || p->sleepers_watched)
+	if (!p->throttled || !p->sleepers || p->sleepers_watched ||
+	    __trace_pending_stops(p))
 		return;
-	for (struct host_thread *t = p->threads; t; t = t->proc_next)
-		if (t->interrupt_sent)
-			return;
 	__host_sleepers_watch(p);
 }
 
