@@ -302,6 +302,8 @@ TEST(attached_process_held_to_20_percent, "R5 R10")
 	       cores, (unsigned long long)r.nr_throttled,
 	       (unsigned long long)r.nr_periods);
 	ASSERT_INT(r.exit_code, ==, 0);
+	/* A sibling of cfsbw does not wait for it: no warning (cli). */
+	ASSERT_TRUE(strstr(r.err, "ancestor") == NULL);
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	ASSERT_TRUE((double)r.usage_ns / 1e9 <= 0.020 * (double)(r.nr_periods + 1) + 0.01);
 	ASSERT_NEAR(cores, 0.2, 0.03 * 0.2);

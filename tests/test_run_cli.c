@@ -448,6 +448,40 @@ TEST(wait_all_passes_a_signal_to_what_is_left, "R10 cli")
 		;
 }
 
+/*
+ * `cfsbw run --pid $$` from a shell that waits for it: neither would end
+ * before a Ctrl-C, so cfsbw says so at once, naming the flag and the pid,
+ * and still governs it; SIGINT then ends the run (128 + 2) with the shell
+ * resumed.  No terminal here, so cfsbw cannot see it is in the background.
+ */
+TEST(pid_of_its_own_shell_warns, "cli")
+{
+	char err[128];
+	snprintf(err, sizeof err, "/tmp/cfsbw-test-%d-ancestor.err",
+		 (int)getpid());
+	const char *script = "\"$0\" run --cpus 0.5 --pid $$ 2>\"$1\" & "
+			     "c=$!; sleep 0.3; kill -INT $c; wait $c";
+	fflush(stdout);
+	pid_t sh = fork();
+	if (sh == 0) {
+		execl("/bin/sh", "sh", "-c", script, host_bin(), err,
+		      (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	ASSERT_INT(waitpid(sh, &status, 0), ==, sh);
+	char text[512];
+	slurp(err, text, sizeof text);
+	unlink(err);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_INT(WEXITSTATUS(status), ==, 130);
+	char want[64];
+	snprintf(want, sizeof want, "--pid %d is an ancestor of cfsbw",
+		 (int)sh);
+	ASSERT_TRUE(strstr(text, want) != NULL);
+	ASSERT_TRUE(strstr(text, "Ctrl-C") != NULL);
+}
+
 TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(signals_resume_and_reach_the_command)
 	  TEST_ENTRY(kill_9_leaves_nothing_stopped)
@@ -457,4 +491,5 @@ TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(stats_file_and_stat_interval)
 	  TEST_ENTRY(user_stop_and_continue_pass_through)
 	  TEST_ENTRY(wait_all_keeps_governing_what_the_command_leaves)
-	  TEST_ENTRY(wait_all_passes_a_signal_to_what_is_left))
+	  TEST_ENTRY(wait_all_passes_a_signal_to_what_is_left)
+	  TEST_ENTRY(pid_of_its_own_shell_warns))

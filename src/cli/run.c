@@ -347,6 +347,28 @@ static void print_stat(void *ctx, struct cfsbw_host *h)
 }
 
 /*
+ * `cfsbw run --pid $$` typed at a shell: the run lasts until the shell
+ * exits, and the shell waits for cfsbw, so neither would end before a
+ * Ctrl-C.  Say so at once.  Started in the background of a terminal (its
+ * process group not the terminal's foreground one), cfsbw is not waited
+ * for, and nothing is said; without a terminal it cannot tell, and warns.
+ */
+static void warn_if_waiting_for_us(pid_t pid)
+{
+	if (!cfsbw_host_is_ancestor(pid))
+		return;
+	pid_t fg = tcgetpgrp(STDIN_FILENO);
+	if (fg > 0 && fg != getpgrp())
+		return;
+	fprintf(stderr,
+		"cfsbw run: --pid %d is an ancestor of cfsbw (its shell?): "
+		"the run lasts until it exits, so if it waits for cfsbw "
+		"neither ends; stop the run with Ctrl-C, or start cfsbw in "
+		"the background (&) to govern it\n",
+		(int)pid);
+}
+
+/*
  * --pid PID[,PID...]: the processes a group starts with, as a cgroup's
  * cgroup.procs may hold several.  Each is a positive decimal integer.
  */
@@ -489,6 +511,8 @@ int cli_run_main(int argc, char **argv)
 
 	start = cfsbw_host_now_ns();
 	if (o.pid) {
+		for (unsigned i = 0; i < nr_pids; i++)
+			warn_if_waiting_for_us(pids[i]);
 		for (unsigned i = 0; i < nr_pids; i++) {
 			err = cfsbw_host_attach(h, pids[i]);
 			if (err >= 0)

@@ -112,6 +112,11 @@ int cfsbw_host_spawn(struct cfsbw_host *h, char *const argv[]);
  * -EPERM (not allowed to trace it), -EBUSY (a command was spawned).
  */
 int cfsbw_host_attach(struct cfsbw_host *h, pid_t pid);
+/*
+ * Whether pid is the calling process's parent or an earlier ancestor: one
+ * that may be waiting for it, while a run with --pid waits for pid.
+ */
+bool cfsbw_host_is_ancestor(pid_t pid);
 
 /*
  * Run the event loop until the command (or attached process) has exited, or

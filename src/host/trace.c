@@ -198,6 +198,39 @@ static bool tid_in_process(pid_t pid, pid_t tid)
 	return access(path, F_OK) == 0;
 }
 
+/* The parent of process pid, from /proc; 0 if it cannot be read. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "pid (comm) S ppid ...": comm may hold ')' itself. */
+	const char *end = strrchr(buf, ')');
+	long ppid = 0;
+	if (!end || sscanf(end + 1, " %*c %ld", &ppid) != 1 || ppid < 0)
+		return 0;
+	return (pid_t)ppid;
+}
+
+bool cfsbw_host_is_ancestor(pid_t pid)
+{
+	pid_t p = getppid();
+	/* A bounded walk: /proc may change under it. */
+	for (int depth = 0; p > 0 && depth < 1024; depth++) {
+		if (p == pid)
+			return true;
+		p = parent_of(p);
+	}
+	return false;
+}
+
 static void warn_full(struct cfsbw_host *h)
 {
 	if (h->warned_full)
