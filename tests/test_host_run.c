@@ -224,7 +224,17 @@ TEST(shell_with_short_lived_children, "R5 R13")
 	host_run(args, &r);
 	report("shell, short children, 0.5 CPU", &r, 0.5);
 	ASSERT_UINT(r.nr_processes, >=, 50);
-	CHECK_LIMIT(r, 0.050, 0.5, 0.03);
+	/*
+	 * Above the target, what R13 allows for this many periods (the
+	 * start-up quota, +3.3 % in 30) plus 1 %: the sanitizer build, slower
+	 * to see each process's runtime spent, uses most of it (+1.7 ..
+	 * +2.6 % in 9 runs, against -0.6 .. +0.8 % for gcc and clang).
+	 * Below it, 3 %, where the 10 ms slice fell (above).
+	 */
+	double tol = 1.0 / (double)(r.nr_periods ? r.nr_periods : 1) + 0.01;
+	CHECK_LIMIT(r, 0.050, 0.5, tol);
+	if (r.nr_throttled + 2 >= r.nr_periods)
+		ASSERT_TRUE(governed_s(&r) / span_s(&r) >= 0.97 * 0.5);
 }
 
 /*
