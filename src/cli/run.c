@@ -513,9 +513,8 @@ int cli_run_main(int argc, char **argv)
 
 	start = cfsbw_host_now_ns();
 	if (o.pid) {
-		for (unsigned i = 0; i < nr_pids; i++)
-			warn_if_waiting_for_us(pids[i]);
 		for (unsigned i = 0; i < nr_pids; i++) {
+			warn_if_waiting_for_us(pids[i]);
 			err = cfsbw_host_attach(h, pids[i]);
 			if (err >= 0)
 				continue;

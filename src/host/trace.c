@@ -116,6 +116,13 @@ static void thread_interrupt(struct cfsbw_host *h, struct host_thread *t)
  */
 #define HOST_LOOK_EVERY 8
 
+/* The state field of a /proc stat line, "pid (comm) S ppid ...", or NULL. */
+static const char *stat_state(const char *buf)
+{
+	const char *end = strrchr(buf, ')'); /* comm may hold ')' itself */
+	return end && end[1] == ' ' ? end + 2 : NULL;
+}
+
 static bool thread_asleep(struct host_proc *p, struct host_thread *t)
 {
 	if (t->running_looks >= 2 && t->unlooked < HOST_LOOK_EVERY - 1) {
@@ -135,10 +142,7 @@ static bool thread_asleep(struct host_proc *p, struct host_thread *t)
 	const char *state = NULL;
 	if (n > 0) {
 		buf[n] = '\0';
-		/* "tid (comm) S ...": comm may hold ')' itself. */
-		const char *end = strrchr(buf, ')');
-		if (end && end[1] == ' ')
-			state = end + 2;
+		state = stat_state(buf);
 	}
 	bool asleep = state && (*state == 'S' || *state == 'D');
 	if (asleep)
@@ -211,10 +215,9 @@ static pid_t parent_of(pid_t pid)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	/* "pid (comm) S ppid ...": comm may hold ')' itself. */
-	const char *end = strrchr(buf, ')');
+	const char *state = stat_state(buf);
 	long ppid = 0;
-	if (!end || sscanf(end + 1, " %*c %ld", &ppid) != 1 || ppid < 0)
+	if (!state || sscanf(state, "%*c %ld", &ppid) != 1 || ppid < 0)
 		return 0;
 	return (pid_t)ppid;
 }
