@@ -7,7 +7,7 @@
 #define CFSBW_CLI_H
 
 int cli_run_main(int argc, char **argv);  /* cfsbw run: src/cli/run.c */
-int cli_sim_main(int argc, char **argv);  /* cfsbw sim: src/cli/sim.c */
+int cli_sim_main(int argc, char **argv);  /* cfsbw sim: src/cli/cmd_sim.c */
 int cli_demo_main(int argc, char **argv); /* cfsbw demo: src/cli/demo.c */
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * sim.c - `cfsbw sim`: run a scenario file in the simulator and report.
+ * cmd_sim.c - `cfsbw sim`: run a scenario file in the simulator and report.
  *
  * The command reads the files (the scenario, the traces it names), hands
  * their text to the simulator, and prints what the simulator measured.
