@@ -130,9 +130,9 @@ TEST(group_errors, "R2 section-7")
 	ASSERT_ERROR("cpus 2\n\ngroup /a cpu.cfs_quota_us=abc\n", 3,
 		     "cpu.cfs_quota_us=abc");
 	ASSERT_ERROR("group /a cpu.cfs_period_us=999\n", 1,
-		     "cpu.cfs_period_us=999: Invalid argument");
+		     "cpu.cfs_period_us=999: EINVAL (Invalid argument)");
 	ASSERT_ERROR("group /a cpu.cfs_quota_us=999\n", 1,
-		     "cpu.cfs_quota_us=999: Invalid argument");
+		     "cpu.cfs_quota_us=999: EINVAL (Invalid argument)");
 	/* ... and the rule broken, from the core's file table */
 	ASSERT_ERROR("group /a cpu.cfs_period_us=999\n", 1,
 		     "(R2: the period is a whole number of microseconds");
@@ -326,7 +326,7 @@ TEST(command_exits_2_naming_file_and_line, "section-7")
 	ASSERT_INT(run_cli("group /a cpu.cfs_quota_us=12x\n", "", out,
 			   sizeof out),
 		   ==, 2);
-	ASSERT_TRUE(strstr(out, ":1: cpu.cfs_quota_us=12x: Invalid argument") !=
+	ASSERT_TRUE(strstr(out, ":1: cpu.cfs_quota_us=12x: EINVAL (Invalid argument)") !=
 		    NULL);
 	ASSERT_INT(run_cli("task / trace file=/nonexistent.csv\n", "", out,
 			   sizeof out),

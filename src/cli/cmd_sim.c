@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/helpers.h"
 #include "sim/sim.h"
 
 static const char usage[] =
@@ -249,20 +250,11 @@ static int bad_flag(const char *flag, const char *value, const char *why)
 	return 2;
 }
 
+/* A decimal integer up to max (kstrtoull's rules: common/helpers.h). */
 static bool parse_u64_text(const char *s, uint64_t max, uint64_t *out)
 {
-	if (!*s)
-		return false;
-	uint64_t v = 0;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	if (v > max)
+	uint64_t v;
+	if (parse_u64(s, &v) || v > max)
 		return false;
 	*out = v;
 	return true;

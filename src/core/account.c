@@ -21,7 +21,7 @@ void __account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
 {
 	unsigned rq = a->rq;
 
-	CFSBW_BUG_ON(account_is_throttled(a));
+	BUG_ON(account_is_throttled(a));
 	atomic_store_explicit(&a->throttled, 1, memory_order_relaxed);
 	a->throttled_clock = now_ns;
 	list_add_tail(&g->pool.throttled, &a->throttled_link);
@@ -40,7 +40,7 @@ void __account_unthrottle(struct cfsbw_group *g, struct cfsbw_account *a,
 {
 	unsigned rq = a->rq;
 
-	CFSBW_BUG_ON(!account_is_throttled(a));
+	BUG_ON(!account_is_throttled(a));
 	if (now_ns > a->throttled_clock)
 		g->pool.stats.throttled_time +=
 			(uint64_t)(now_ns - a->throttled_clock);
@@ -118,7 +118,7 @@ static inline bool account_charge_fast(struct cfsbw_account *a,
 bool cfsbw_charge(struct cfsbw_group *g, unsigned rq, int64_t delta_ns,
 		  int64_t now_ns)
 {
-	CFSBW_BUG_ON(rq >= g->tree->nr_rq);
+	BUG_ON(rq >= g->tree->nr_rq);
 	/* A zero charge checks for runtime before a task runs. */
 	if (likely(delta_ns >= 0)) {
 		/* R5: this group and every limited ancestor, nothing else. */

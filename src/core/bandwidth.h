@@ -28,55 +28,7 @@
 #include <stdatomic.h>
 
 #include "cfsbw.h"
-
-#if defined(__GNUC__) || defined(__clang__)
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
-#else
-#define likely(x) (x)
-#define unlikely(x) (x)
-#endif
-
-/*
- * A broken invariant stops the program, loudly, with file and line
- * (never a bad value or out of memory: those are errors).
- */
-#define CFSBW_BUG_ON(cond)                                                     \
-	do {                                                                   \
-		if (unlikely(cond))                                            \
-			__cfsbw_bug(__FILE__, __LINE__, #cond);                \
-	} while (0)
-_Noreturn void __cfsbw_bug(const char *file, int line, const char *what);
-
-/* Intrusive doubly linked circular list. */
-struct cfsbw_list {
-	struct cfsbw_list *prev, *next;
-};
-
-static inline void list_init(struct cfsbw_list *head)
-{
-	head->prev = head->next = head;
-}
-
-static inline bool list_empty(const struct cfsbw_list *head)
-{
-	return head->next == head;
-}
-
-static inline void list_add_tail(struct cfsbw_list *head, struct cfsbw_list *n)
-{
-	n->prev = head->prev;
-	n->next = head;
-	head->prev->next = n;
-	head->prev = n;
-}
-
-static inline void list_del(struct cfsbw_list *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	n->prev = n->next = n;
-}
+#include "common/helpers.h"
 
 /*
  * The pool lock (seed 003's cfs_b->lock).  A spinlock: it guards a few
@@ -119,7 +71,7 @@ struct cfsbw_account {
 	/* R12: when it throttled, on the driver's clock. */
 	int64_t throttled_clock;
 	/* On the pool's throttled list, in throttling order (R10). */
-	struct cfsbw_list throttled_link;
+	struct list_head throttled_link;
 };
 
 /*
@@ -141,7 +93,7 @@ struct cfsbw_pool {
 	atomic_bool timer_active;
 	bool slack_started;
 	bool idle;            /* upstream: no draw since the last refresh */
-	struct cfsbw_list throttled;
+	struct list_head throttled;
 	/* R10 (v4): accounts with runnable tasks; the timer may stop at 0. */
 	atomic_uint nr_busy;
 	struct cfsbw_stats stats;
@@ -244,10 +196,6 @@ bool __hardlimits_refresh(struct cfsbw_group *g, int64_t overrun,
 			  int64_t now_ns);
 void __hardlimits_reset(struct cfsbw_group *g);
 void __hardlimits_offline(struct cfsbw_group *g, struct cfsbw_account *a);
-
-/* parse.c: the kernel's kstrtoll/kstrtoull after strstrip. */
-int __parse_s64(const char *text, int64_t *out);
-int __parse_u64(const char *text, uint64_t *out);
 
 /* Limits of R2 (linux-upstream.md section 2). */
 #define MIN_CFS_QUOTA_US INT64_C(1000)

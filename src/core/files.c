@@ -180,7 +180,7 @@ static int64_t burst_us(const struct cfsbw_group *g)
 static int parse_us(const char *text, int64_t *out)
 {
 	uint64_t v;
-	int err = __parse_u64(text, &v);
+	int err = parse_u64(text, &v);
 	if (err)
 		return err;
 	if (v > (uint64_t)MAX_US)
@@ -198,7 +198,7 @@ static int quota_read(struct cfsbw_group *g, char *buf, size_t size)
 static int quota_write(struct cfsbw_group *g, const char *text, int64_t now_ns)
 {
 	int64_t v;
-	int err = __parse_s64(text, &v);
+	int err = parse_s64(text, &v);
 	if (err)
 		return err;
 	if (v < 0)
@@ -332,7 +332,7 @@ static int shares_write(struct cfsbw_group *g, const char *text,
 {
 	uint64_t v;
 	(void)now_ns;
-	int err = __parse_u64(text, &v);
+	int err = parse_u64(text, &v);
 	if (err)
 		return err;
 	if (!g->parent || v < MIN_SHARES || v > MAX_SHARES)
@@ -348,7 +348,7 @@ int cfsbw_sysctl_write(struct cfsbw_tree *tree, const char *name,
 	if (!name || strcmp(name, slice_sysctl) != 0)
 		return -ENOENT;
 	/* proc_dointvec_minmax: an int, at least 1; overflow is EINVAL. */
-	int err = __parse_s64(text, &v);
+	int err = parse_s64(text, &v);
 	if (err || v < 1 || v > INT_MAX)
 		return -EINVAL;
 	tree->slice_ns = v * CFSBW_NSEC_PER_USEC;

@@ -18,7 +18,7 @@ void __account_add_h_nr(struct cfsbw_group *g, struct cfsbw_account *a,
 {
 	unsigned before = a->h_nr_running;
 	a->h_nr_running = (unsigned)((int)before + delta);
-	CFSBW_BUG_ON((int)before + delta < 0);
+	BUG_ON((int)before + delta < 0);
 	if (!group_limited(g))
 		return;
 	/* R10: the pool knows how many of its accounts have work. */
@@ -87,7 +87,7 @@ void __hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
 
 void cfsbw_task_enqueue(struct cfsbw_group *g, unsigned rq, int64_t now_ns)
 {
-	CFSBW_BUG_ON(rq >= g->tree->nr_rq);
+	BUG_ON(rq >= g->tree->nr_rq);
 	/* R9: count the task up to the first throttled level (seed 007). */
 	for (struct cfsbw_group *c = g; c; c = c->parent) {
 		struct cfsbw_account *a = group_acct(c, rq);
@@ -108,10 +108,10 @@ void cfsbw_task_enqueue(struct cfsbw_group *g, unsigned rq, int64_t now_ns)
 
 void cfsbw_task_dequeue(struct cfsbw_group *g, unsigned rq, int64_t now_ns)
 {
-	CFSBW_BUG_ON(rq >= g->tree->nr_rq);
+	BUG_ON(rq >= g->tree->nr_rq);
 	for (struct cfsbw_group *c = g; c; c = c->parent) {
 		struct cfsbw_account *a = group_acct(c, rq);
-		CFSBW_BUG_ON(a->h_nr_running == 0);
+		BUG_ON(a->h_nr_running == 0);
 		__account_add_h_nr(c, a, -1);
 		bool stop = account_is_throttled(a);
 		/* upstream: an account that goes idle returns its slack. */
@@ -142,7 +142,7 @@ unsigned cfsbw_group_h_nr_running(const struct cfsbw_group *g, unsigned rq)
  */
 void cfsbw_rq_offline(struct cfsbw_tree *tree, unsigned rq, int64_t now_ns)
 {
-	CFSBW_BUG_ON(rq >= tree->nr_rq);
+	BUG_ON(rq >= tree->nr_rq);
 	for (struct cfsbw_group *g = tree->root; g;
 	     g = __group_next_pre(g, tree->root)) {
 		struct cfsbw_account *a = group_acct(g, rq);

@@ -1,97 +1,12 @@
 /*
- * parse.c - numbers as the kernel's cgroup files take them, and durations.
- *
- * The kernel strips white space around a written value (strstrip), then
- * kstrtoll/kstrtoull take an optional sign and decimal digits and nothing
- * else; a value beyond 64 bits is -ERANGE, anything else malformed is
- * -EINVAL (R2).
+ * parse.c - durations with their units ("1.5ms").  Integers as the
+ * kernel's cgroup files take them (R2) are common/helpers.h's parse_u64
+ * and parse_s64.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "core/bandwidth.h"
-
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-	       c == '\v';
-}
-
-/*
- * The digits of text after stripping: *start and *end bound them, *neg
- * says whether a '-' came first.  Returns -EINVAL when there are none.
- */
-static int strip_sign(const char *text, const char **start, const char **end,
-		      bool *neg)
-{
-	if (!text)
-		return -EINVAL;
-	const char *s = text, *e = text + strlen(text);
-	while (s < e && is_space(*s))
-		s++;
-	while (e > s && is_space(e[-1]))
-		e--;
-	*neg = false;
-	if (s < e && (*s == '+' || *s == '-')) {
-		*neg = *s == '-';
-		s++;
-	}
-	if (s == e)
-		return -EINVAL;
-	for (const char *p = s; p < e; p++)
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-	*start = s;
-	*end = e;
-	return 0;
-}
-
-static int digits_u64(const char *s, const char *e, uint64_t *out)
-{
-	uint64_t v = 0;
-	for (; s < e; s++) {
-		uint64_t d = (uint64_t)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -ERANGE;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return 0;
-}
-
-int __parse_u64(const char *text, uint64_t *out)
-{
-	const char *s, *e;
-	bool neg;
-	int err = strip_sign(text, &s, &e, &neg);
-	if (err)
-		return err;
-	if (neg) /* kstrtoull takes no minus sign */
-		return -EINVAL;
-	return digits_u64(s, e, out);
-}
-
-int __parse_s64(const char *text, int64_t *out)
-{
-	const char *s, *e;
-	bool neg;
-	uint64_t v;
-	int err = strip_sign(text, &s, &e, &neg);
-	if (!err)
-		err = digits_u64(s, e, &v);
-	if (err)
-		return err;
-	if (neg) {
-		if (v > (uint64_t)INT64_MAX + 1)
-			return -ERANGE;
-		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-	} else {
-		if (v > (uint64_t)INT64_MAX)
-			return -ERANGE;
-		*out = (int64_t)v;
-	}
-	return 0;
-}
 
 static const struct {
 	const char *suffix;

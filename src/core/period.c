@@ -63,20 +63,17 @@ void __pool_start_timer(struct cfsbw_group *g, int64_t now_ns)
 static void pool_distribute(struct cfsbw_group *g, int64_t now_ns)
 {
 	struct cfsbw_pool *pool = &g->pool;
-	struct cfsbw_list *pos = pool->throttled.next;
 
-	while (pos != &pool->throttled && pool->runtime > 0) {
-		struct cfsbw_list *next = pos->next;
-		struct cfsbw_account *a = (struct cfsbw_account *)(void *)
-			((char *)pos - offsetof(struct cfsbw_account,
-						throttled_link));
+	list_for_each_entry_safe(a, &pool->throttled, struct cfsbw_account,
+				 throttled_link) {
+		if (pool->runtime <= 0)
+			break;
 		int64_t want = g->tree->policy == CFSBW_POLICY_UPSTREAM
 				       ? 1 - a->runtime_remaining
 				       : g->tree->slice_ns;
 		a->runtime_remaining += __pool_take(g, want);
 		if (a->runtime_remaining > 0)
 			__account_unthrottle(g, a, now_ns);
-		pos = next;
 	}
 }
 
@@ -261,9 +258,8 @@ int __group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
 		for (unsigned rq = 0; rq < g->tree->nr_rq; rq++)
 			group_acct(g, rq)->runtime_remaining = 0;
 	while (!list_empty(&pool->throttled)) {
-		struct cfsbw_account *a = (struct cfsbw_account *)(void *)
-			((char *)pool->throttled.next -
-			 offsetof(struct cfsbw_account, throttled_link));
+		struct cfsbw_account *a = list_first_entry(
+			&pool->throttled, struct cfsbw_account, throttled_link);
 		__account_unthrottle(g, a, now_ns);
 	}
 	if (group_limited(g) &&

@@ -11,13 +11,6 @@
 
 #define GROUP_NAME_MAX 64
 
-_Noreturn void __cfsbw_bug(const char *file, int line, const char *what)
-{
-	fprintf(stderr, "cfsbw: broken invariant at %s:%d: %s\n", file, line,
-		what);
-	abort();
-}
-
 static void *default_alloc(size_t size, size_t align, void *ctx)
 {
 	(void)ctx;
@@ -113,8 +106,8 @@ static int group_reserve_accounts(struct cfsbw_group *g, unsigned cap)
 			   _Alignof(struct cfsbw_account));
 	if (!acct)
 		return -ENOMEM;
-	struct cfsbw_list *head = &g->pool.throttled;
-	struct cfsbw_list *first = head->next;
+	struct list_head *head = &g->pool.throttled;
+	struct list_head *first = head->next;
 	for (unsigned rq = 0; rq < tree->nr_rq && g->acct; rq++) {
 		struct cfsbw_account *from = &g->acct[rq], *to = &acct[rq];
 		to->runtime_remaining = from->runtime_remaining;
@@ -129,11 +122,10 @@ static int group_reserve_accounts(struct cfsbw_group *g, unsigned cap)
 	}
 	/* R10's order: the old list, read while the old array still exists. */
 	list_init(head);
-	for (struct cfsbw_list *pos = first; g->acct && pos != head;) {
-		struct cfsbw_list *next = pos->next;
-		struct cfsbw_account *from = (struct cfsbw_account *)(void *)
-			((char *)pos - offsetof(struct cfsbw_account,
-						throttled_link));
+	for (struct list_head *pos = first; g->acct && pos != head;) {
+		struct list_head *next = pos->next;
+		struct cfsbw_account *from =
+			list_entry(pos, struct cfsbw_account, throttled_link);
 		list_add_tail(head, &acct[from->rq].throttled_link);
 		pos = next;
 	}

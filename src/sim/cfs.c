@@ -18,9 +18,6 @@
  */
 #include "sim/sim_int.h"
 
-#define container_of(ptr, type, member)                                        \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
-
 static inline struct sim_entity *entity_of(struct ph_node *n)
 {
 	return container_of(n, struct sim_entity, node);
@@ -35,7 +32,7 @@ static inline struct sim_gcpu *gcpu_of(struct sim_entity *se)
 static inline bool entity_before(const struct sim_entity *a,
 				 const struct sim_entity *b)
 {
-	int64_t d = (int64_t)((uint64_t)a->vruntime - (uint64_t)b->vruntime);
+	int64_t d = vtime_diff(a->vruntime, b->vruntime);
 	if (d != 0)
 		return d < 0;
 	return a->id < b->id;
@@ -145,12 +142,11 @@ void __cfs_update_min_vruntime(struct sim_cfs_rq *q)
 		have = true;
 	}
 	struct sim_entity *first = __cfs_first(q);
-	if (first && (!have || (int64_t)((uint64_t)first->vruntime -
-					 (uint64_t)v) < 0)) {
+	if (first && (!have || vtime_before(first->vruntime, v))) {
 		v = first->vruntime;
 		have = true;
 	}
-	if (have && (int64_t)((uint64_t)v - (uint64_t)q->min_vruntime) > 0)
+	if (have && vtime_diff(v, q->min_vruntime) > 0)
 		q->min_vruntime = v;
 }
 
@@ -222,7 +218,7 @@ void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
 			struct sim_entity *se)
 {
 	int64_t v = q->min_vruntime - s->latency_ns / 2;
-	if ((int64_t)((uint64_t)se->vruntime - (uint64_t)v) < 0)
+	if (vtime_before(se->vruntime, v))
 		se->vruntime = v;
 }
 
@@ -312,8 +308,7 @@ bool __cfs_check_preempt_tick(const struct sim *s, struct sim_cfs_rq *q,
 	struct sim_entity *first = __cfs_first(q);
 	if (!first)
 		return false;
-	int64_t d = (int64_t)((uint64_t)curr->vruntime -
-			      (uint64_t)first->vruntime);
+	int64_t d = vtime_diff(curr->vruntime, first->vruntime);
 	return d > ideal;
 }
 
@@ -324,8 +319,7 @@ bool __cfs_check_preempt_tick(const struct sim *s, struct sim_cfs_rq *q,
 bool __cfs_wakeup_preempt(const struct sim *s, struct sim_entity *curr,
 			  struct sim_entity *se)
 {
-	int64_t vdiff = (int64_t)((uint64_t)curr->vruntime -
-				  (uint64_t)se->vruntime);
+	int64_t vdiff = vtime_diff(curr->vruntime, se->vruntime);
 	if (vdiff <= 0)
 		return false;
 	return vdiff > __cfs_calc_delta_fair(s->wakeup_gran_ns, se);

@@ -17,39 +17,6 @@
 
 #include "sim/sim_int.h"
 
-_Noreturn void __sim_bug(const char *file, int line, const char *what)
-{
-	fprintf(stderr, "cfsbw sim: %s:%d: broken invariant: %s\n", file,
-		line, what);
-	abort();
-}
-
-static inline void list_init(struct sim_list *h)
-{
-	h->prev = h->next = h;
-}
-
-static inline void list_add_tail(struct sim_list *h, struct sim_list *n)
-{
-	n->prev = h->prev;
-	n->next = h;
-	h->prev->next = n;
-	h->prev = n;
-}
-
-static inline void list_del(struct sim_list *n)
-{
-	n->prev->next = n->next;
-	n->next->prev = n->prev;
-	n->prev = n->next = n;
-}
-
-static inline struct sim_task *task_of_link(struct sim_list *l)
-{
-	return (struct sim_task *)(void *)((char *)l -
-					   offsetof(struct sim_task, link));
-}
-
 /* ---- task states: where each task's time goes ------------------------ */
 
 void __task_set_state(struct sim *s, struct sim_task *t,
@@ -175,9 +142,7 @@ static void do_throttle(struct sim *s, struct sim_group *g, unsigned c)
 	if (gc->se.on_rq)
 		__cfs_dequeue_path(s, &gc->se, c);
 	__cfs_reweight_path(s, g, c); /* R8 */
-	for (struct sim_list *l = cpu->tasks.next; l != &cpu->tasks;
-	     l = l->next) {
-		struct sim_task *t = task_of_link(l);
+	list_for_each_entry(t, &cpu->tasks, struct sim_task, link) {
 		if (t->state == SIM_TS_WAITING && group_in_subtree(t->g, g))
 			__task_set_state(s, t, SIM_TS_THROTTLED);
 	}
@@ -203,9 +168,7 @@ static void do_unthrottle(struct sim *s, struct sim_group *g, unsigned c)
 		__cfs_enqueue_path(s, &gc->se, c);
 	}
 	__cfs_reweight_path(s, g, c);
-	for (struct sim_list *l = cpu->tasks.next; l != &cpu->tasks;
-	     l = l->next) {
-		struct sim_task *t = task_of_link(l);
+	list_for_each_entry(t, &cpu->tasks, struct sim_task, link) {
 		if (t->state == SIM_TS_THROTTLED && group_in_subtree(t->g, g) &&
 		    !cfsbw_throttled(t->g->cg, c))
 			__task_set_state(s, t, SIM_TS_WAITING);
@@ -424,9 +387,7 @@ static bool pull_task(struct sim *s, unsigned src, unsigned dst, uint64_t diff,
 		      bool newidle)
 {
 	struct sim_cpu *from = &s->cpus[src];
-	for (struct sim_list *l = from->tasks.next; l != &from->tasks;
-	     l = l->next) {
-		struct sim_task *t = task_of_link(l);
+	list_for_each_entry(t, &from->tasks, struct sim_task, link) {
 		if (!can_migrate(s, t, src, dst))
 			continue;
 		if (diff != UINT64_MAX && 2 * task_h_load(t) >= diff)

@@ -105,21 +105,11 @@ static void *grow(void **arr, size_t *n, size_t size)
 
 /* ---- numbers ------------------------------------------------------------ */
 
-/* A decimal integer in [lo, hi], digits only. */
+/* A decimal integer in [lo, hi] (kstrtoull's rules: common/helpers.h). */
 static bool parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 {
-	uint64_t v = 0;
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return false;
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	if (v < lo || v > hi)
+	uint64_t v;
+	if (parse_u64(s, &v) || v < lo || v > hi)
 		return false;
 	*out = v;
 	return true;

@@ -74,24 +74,6 @@ static void set_error(struct sim_error *err, unsigned line, const char *fmt,
 	va_end(ap);
 }
 
-static const char *errno_text(int e)
-{
-	switch (e) {
-	case -EINVAL:
-		return "Invalid argument";
-	case -ERANGE:
-		return "Numerical result out of range";
-	case -ENOENT:
-		return "No such file or directory";
-	case -EEXIST:
-		return "File exists";
-	case -ENOMEM:
-		return "Cannot allocate memory";
-	default:
-		return "error";
-	}
-}
-
 static int add_group(struct sim *s, struct cfsbw_group *cg)
 {
 	struct sim_group *g = __sim_zalloc(s, 1, sizeof(*g));

@@ -19,15 +19,11 @@
 #ifndef CFSBW_SIM_INT_H
 #define CFSBW_SIM_INT_H
 
+#include "common/helpers.h"
 #include "sim/sim.h"
 
-/* A broken invariant of the model: stop loudly, with file and line. */
-#define SIM_BUG_ON(cond)                                                       \
-	do {                                                                   \
-		if (cond)                                                      \
-			__sim_bug(__FILE__, __LINE__, #cond);                  \
-	} while (0)
-_Noreturn void __sim_bug(const char *file, int line, const char *what);
+/* A broken invariant of the model: common/helpers.h's BUG_ON. */
+#define SIM_BUG_ON(cond) BUG_ON(cond)
 
 /* ---- evq.c ---------------------------------------------------------- */
 
@@ -183,10 +179,6 @@ bool __cfs_wakeup_preempt(const struct sim *s, struct sim_entity *curr,
 
 /* ---- the machine (machine.c) ------------------------------------------ */
 
-struct sim_list {
-	struct sim_list *prev, *next;
-};
-
 enum sim_task_state {
 	SIM_TS_SLEEPING,
 	SIM_TS_WAITING,
@@ -215,7 +207,7 @@ struct sim_task {
 	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
 	int64_t cycle_start;  /* duty: when this cycle's run became due */
 	struct sim_timer wake;
-	struct sim_list link; /* on its CPU's list while runnable */
+	struct list_head link; /* on its CPU's list while runnable */
 	/* requests: FIFO ring of requests waiting or in service */
 	struct sim_request *rq_ring;
 	uint32_t rq_head, rq_len, rq_cap;
@@ -239,7 +231,7 @@ struct sim_cpu {
 	struct sim_task *curr;
 	int64_t exec_start;
 	struct sim_timer burst;
-	struct sim_list tasks; /* runnable tasks here, in arrival order */
+	struct list_head tasks; /* runnable tasks here, in arrival order */
 	unsigned nr;           /* R9 count as last seen */
 	bool resched;          /* on the resched list */
 	bool idle;
@@ -301,8 +293,7 @@ struct sim {
 
 static inline struct sim_task *task_of(struct sim_entity *se)
 {
-	return (struct sim_task *)(void *)((char *)se -
-					   offsetof(struct sim_task, se));
+	return container_of(se, struct sim_task, se);
 }
 
 /* setup.c: memory through the scenario's allocator, zeroed; NULL when
