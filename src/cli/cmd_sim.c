@@ -213,7 +213,7 @@ static int load_trace(const char *scenario, struct sim_task_spec *t)
 		return -1;
 	}
 	struct sim_error err;
-	int rc = sim_trace_parse(t, text, &err);
+	int rc = sim_replay_parse(t, text, &err);
 	free(text);
 	if (rc) {
 		fprintf(stderr, "cfsbw sim: %s:%u: in trace ", scenario, t->line);

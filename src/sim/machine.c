@@ -768,6 +768,11 @@ int sim_run(struct sim *s)
 		if (timer_armed(tm) && tm->seq == seq)
 			__timer_cancel(&s->evq, tm);
 		process_resched(s);
+		/* a replay ends with its last thread (docs/sim.md) */
+		if (s->sc->until_done && s->nr_exited == s->nr_tasks) {
+			s->end_ns = s->now;
+			break;
+		}
 	}
 
 	/* The end: account the running tasks' last stretch and every

@@ -74,6 +74,8 @@ void sim_line_result(const struct sim *s, size_t i, struct sim_line_result *out)
 	out->pending = l->pending;
 	out->dropped = l->dropped;
 	out->latency_lost = l->lat_lost;
+	out->exited = l->exited;
+	out->last_exit_ns = l->last_exit_ns;
 	__line_latency(l, &out->latency);
 }
 

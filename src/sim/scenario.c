@@ -59,6 +59,7 @@ void sim_scenario_free(struct sim_scenario *sc)
 		free(t->text);
 		free(t->trace_file);
 		free(t->trace);
+		sim_trace_threads_free(t);
 	}
 	free(sc->sysctls);
 	free(sc->groups);
@@ -253,7 +254,8 @@ static bool key_allowed(enum sim_workload wl, const char *key)
 		return !strcmp(key, "run") || !strcmp(key, "sleep") ||
 		       !strcmp(key, "phase");
 	case SIM_WL_REQUESTS:
-		return !strcmp(key, "rate") || !strcmp(key, "service");
+		return !strcmp(key, "rate") || !strcmp(key, "service") ||
+		       !strcmp(key, "arrivals");
 	case SIM_WL_TRACE:
 		return !strcmp(key, "file") || !strcmp(key, "loop");
 	case SIM_WL_COUNT:
@@ -310,6 +312,14 @@ static int task_arg(struct parse_state *ps, struct sim_task_spec *t,
 				    "unit, or exp:DURATION, at most 1h",
 				    tok);
 		t->service_ns = d;
+	} else if (!strcmp(key, "arrivals")) {
+		if (!strcmp(val, "periodic"))
+			t->arrivals_periodic = true;
+		else if (!strcmp(val, "poisson"))
+			t->arrivals_periodic = false;
+		else
+			return fail(ps->err, ps->line,
+				    "'%s': arrivals is poisson or periodic", tok);
 	} else if (!strcmp(key, "file")) {
 		if (!*val)
 			return fail(ps->err, ps->line, "'%s': no file name", tok);
@@ -607,9 +617,10 @@ int sim_trace_parse(struct sim_task_spec *t, const char *text,
 			t->trace = np;
 			cap = ncap;
 		}
-		t->trace[t->trace_len].run_ns = (int64_t)run * CFSBW_NSEC_PER_USEC;
-		t->trace[t->trace_len].sleep_ns =
-			(int64_t)sleep * CFSBW_NSEC_PER_USEC;
+		t->trace[t->trace_len] = (struct sim_trace_step){
+			.run_ns = (int64_t)run * CFSBW_NSEC_PER_USEC,
+			.sleep_ns = (int64_t)sleep * CFSBW_NSEC_PER_USEC,
+		};
 		t->trace_len++;
 	}
 	if (!t->trace_len)

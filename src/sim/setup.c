@@ -221,6 +221,20 @@ static int setup_tasks(struct sim *s, struct sim_error *err)
 			t->se.depth = g->depth;
 			t->se.cfs_rq = &g->pc[t->cpu].q;
 			t->link.prev = t->link.next = &t->link;
+			if (ts->nr_threads) {
+				/* a replay: one task per thread */
+				const struct sim_trace_thread *th =
+					&ts->threads[n % ts->nr_threads];
+				t->steps = th->steps;
+				t->nr_steps = th->nr_steps;
+				t->steps_loop = th->loop;
+				t->start_ns = th->start_ns;
+				t->end_ns = th->end_ns;
+			} else {
+				t->steps = ts->trace;
+				t->nr_steps = ts->trace_len;
+				t->steps_loop = ts->trace_loop;
+			}
 			__timer_init(&t->wake, SIM_T_WAKE, (uint32_t)k);
 			s->nr_tasks = k + 1;
 			int rc = __workload_init(s, t);

@@ -72,10 +72,35 @@ struct sim_sysctl_spec {
 	unsigned line;
 };
 
-/* One step of a trace: run this much CPU, then sleep this long. */
+/*
+ * One step of a trace: run this much CPU, then sleep this long; or, when
+ * timer_ns > 0 (rt-app's `timer`), wait for the task's timer instead: its
+ * next expiry, timer_ns after the last one.  A task that is late finds its
+ * next expiry moved to now (relative, rt-app's default) or kept on its grid
+ * (timer_absolute).  The time from an expiry to the end of the next run is
+ * recorded as a latency, as for `duty`.
+ */
 struct sim_trace_step {
 	int64_t run_ns;
 	int64_t sleep_ns;
+	int64_t timer_ns;
+	bool timer_absolute;
+};
+
+/*
+ * One thread of a replayed trace (src/sim/replay.c): it first runs at
+ * start_ns, then runs and sleeps its steps in order, closed loop (a step
+ * that is delayed delays the ones after it, as for the real program), and
+ * exits after the last one unless loop.
+ */
+struct sim_trace_thread {
+	char *name;      /* for reports: "cc1/4242", an rt-app task's name */
+	int64_t start_ns;
+	int64_t end_ns;  /* it exits at its first step past this (0: never) */
+	struct sim_trace_step *steps;
+	size_t nr_steps;
+	bool loop;
+	bool shared_steps; /* steps belong to an earlier thread (instances) */
 };
 
 struct sim_task_spec {
@@ -95,11 +120,18 @@ struct sim_task_spec {
 	int64_t mean_gap_ns;
 	int64_t service_ns;
 	bool service_exp;
+	bool arrivals_periodic; /* arrivals=periodic: every mean_gap_ns */
 	/* trace: steps read from trace_file by the caller. */
 	char *trace_file;
 	struct sim_trace_step *trace;
 	size_t trace_len;
 	bool trace_loop;
+	/* or, from a recorded trace, rt-app JSON or perf (sim_replay_parse()):
+	 * one thread per task; task k of the line replays thread k modulo
+	 * nr_threads, and count is count=N times nr_threads */
+	struct sim_trace_thread *threads;
+	size_t nr_threads;
+	const char *trace_format; /* "csv", "cfsbw", "perf", "rt-app" */
 };
 
 struct sim_scenario {
@@ -108,6 +140,9 @@ struct sim_scenario {
 	int64_t duration_ns;     /* default 10 s */
 	uint64_t seed;           /* default 1 */
 	enum cfsbw_policy policy; /* default v4 */
+	/* The run ends once every task has exited (replays), at the latest
+	 * at duration_ns; the report's duration is then the last exit. */
+	bool until_done;
 	struct sim_sysctl_spec *sysctls;
 	size_t nr_sysctls;
 	struct sim_group_spec *groups;
@@ -132,6 +167,23 @@ int sim_scenario_parse(struct sim_scenario *sc, const char *text,
 /* Parse trace CSV text ("run_us,sleep_us" lines) into task t. */
 int sim_trace_parse(struct sim_task_spec *t, const char *text,
 		    struct sim_error *err);
+/*
+ * Parse any trace text into task t, its format told by its first line:
+ * `cfsbw-trace 1` (cfsbw record), a JSON object (rt-app), `perf sched
+ * timehist` output, else run_us,sleep_us CSV.  Errors name the line of the
+ * trace (err->line) and the offending text.  Returns 0, -EINVAL, -ENOMEM.
+ */
+int sim_replay_parse(struct sim_task_spec *t, const char *text,
+		     struct sim_error *err);
+/* The same, one format each (src/sim/trace_cfsbw.c, trace_perf.c,
+ * rtapp.c); they fill t->threads and t->nr_threads. */
+int sim_replay_parse_cfsbw(struct sim_task_spec *t, const char *text,
+			   struct sim_error *err);
+int sim_replay_parse_perf(struct sim_task_spec *t, const char *text,
+			  struct sim_error *err);
+int sim_replay_parse_rtapp(struct sim_task_spec *t, const char *text,
+			   struct sim_error *err);
+void sim_trace_threads_free(struct sim_task_spec *t);
 void sim_scenario_free(struct sim_scenario *sc);
 
 struct sim;
@@ -181,7 +233,7 @@ struct sim_group_result {
 
 struct sim_latency {
 	uint64_t count;
-	int64_t p50_ns, p99_ns, max_ns, mean_ns;
+	int64_t p50_ns, p99_ns, p999_ns, max_ns, mean_ns;
 };
 
 /* One task line of the scenario, summed over its count tasks. */
@@ -196,6 +248,8 @@ struct sim_line_result {
 	uint64_t pending;     /* requests queued at the end */
 	uint64_t dropped;     /* requests lost for want of memory */
 	uint64_t latency_lost; /* latencies not recorded, same reason */
+	uint64_t exited;      /* tasks that finished (trace replays) */
+	int64_t last_exit_ns; /* when the last of them did */
 	struct sim_latency latency;
 };
 

@@ -211,6 +211,13 @@ struct sim_task {
 	/* requests: FIFO ring of requests waiting or in service */
 	struct sim_request *rq_ring;
 	uint32_t rq_head, rq_len, rq_cap;
+	/* trace: the steps it replays (its thread's, or the CSV's) */
+	const struct sim_trace_step *steps;
+	size_t nr_steps;
+	bool steps_loop;
+	int64_t start_ns;      /* its thread's first run */
+	int64_t end_ns;        /* it exits at its first step past it (0: no) */
+	int64_t timer_next_ns; /* rt-app timer: the last expiry, -1: none */
 	size_t trace_pos;
 	uint64_t migrations;
 };
@@ -225,6 +232,8 @@ struct sim_line {
 	int64_t *lat;         /* latencies, ns */
 	size_t nr_lat, cap_lat;
 	uint64_t lat_lost;
+	uint64_t exited;      /* tasks that finished (trace replays) */
+	int64_t last_exit_ns;
 };
 
 struct sim_cpu {
@@ -289,6 +298,8 @@ struct sim {
 	/* totals */
 	uint64_t events, switches, migrations;
 	int64_t busy_ns;
+	size_t nr_exited; /* tasks that exited: the run ends at nr_tasks when
+			   * the scenario says until_done */
 };
 
 static inline struct sim_task *task_of(struct sim_entity *se)

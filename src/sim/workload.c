@@ -11,8 +11,13 @@
  *            or exponentially distributed service time, served in arrival
  *            order from the task's own queue; latency from arrival to
  *            completion.
- *  trace     replays (run, sleep) steps read from a CSV file, once or in a
- *            loop; after its last step the task exits.
+ *  trace     replays (run, sleep) steps read from a CSV file, or a thread
+ *            of a recorded trace, rt-app or perf file (replay.c), once or
+ *            in a loop; after its last step the task exits.  Closed loop:
+ *            a step runs when the one before it has, so a throttled task's
+ *            later steps shift, as the real program's would.  A step that
+ *            waits for an rt-app timer records its latency (expiry to the
+ *            end of the next run).
  *
  * Randomness comes from the machine's one generator, drawn in event order.
  */
@@ -128,11 +133,13 @@ void __line_latency(const struct sim_line *l, struct sim_latency *out)
 {
 	size_t n = l->nr_lat;
 	out->count = n;
-	out->p50_ns = out->p99_ns = out->max_ns = out->mean_ns = 0;
+	out->p50_ns = out->p99_ns = out->p999_ns = out->max_ns = 0;
+	out->mean_ns = 0;
 	if (!n)
 		return;
 	out->p50_ns = l->lat[(n * 50 + 99) / 100 - 1];
 	out->p99_ns = l->lat[(n * 99 + 99) / 100 - 1];
+	out->p999_ns = l->lat[(n * 999 + 999) / 1000 - 1];
 	out->max_ns = l->lat[n - 1];
 	int64_t sum = 0;
 	for (size_t i = 0; i < n; i++)
@@ -185,6 +192,12 @@ static void ring_pop(struct sim_task *t)
 	t->rq_len--;
 }
 
+static int64_t arrival_gap(struct sim *s, const struct sim_task_spec *ts)
+{
+	return ts->arrivals_periodic ? ts->mean_gap_ns
+				     : __rng_exp(&s->rng, ts->mean_gap_ns);
+}
+
 static int64_t service_sample(struct sim *s, const struct sim_task_spec *ts)
 {
 	return ts->service_exp ? __rng_exp(&s->rng, ts->service_ns)
@@ -194,6 +207,15 @@ static int64_t service_sample(struct sim *s, const struct sim_task_spec *ts)
 static void arm_wake(struct sim *s, struct sim_task *t, int64_t when)
 {
 	__timer_arm(&s->evq, &t->wake, when);
+}
+
+/* A task has no more work: it leaves the machine for good. */
+static void task_exit(struct sim *s, struct sim_task *t)
+{
+	t->exited = true;
+	t->line->exited++;
+	t->line->last_exit_ns = s->now;
+	s->nr_exited++;
 }
 
 /* ---- the life of a task ------------------------------------------------ */
@@ -222,14 +244,29 @@ void __workload_start(struct sim *s, struct sim_task *t)
 		break;
 	}
 	case SIM_WL_REQUESTS:
-		arm_wake(s, t, s->now + __rng_exp(&s->rng, ts->mean_gap_ns));
+		/* periodic arrivals: the first at time 0 */
+		if (ts->arrivals_periodic)
+			arm_wake(s, t, s->now);
+		else
+			arm_wake(s, t, s->now + arrival_gap(s, ts));
 		break;
 	case SIM_WL_TRACE:
-		if (ts->trace_len == 0) {
-			t->exited = true;
+		t->timer_next_ns = -1;
+		if (t->nr_steps == 0) {
+			task_exit(s, t);
 			break;
 		}
-		t->burst_left = ts->trace[0].run_ns;
+		/* latency is recorded for runs a timer starts: the first run
+		 * of a periodic task too, from its start */
+		t->cycle_start = t->steps[0].timer_ns > 0 ||
+					 t->steps[t->nr_steps - 1].timer_ns > 0
+				 ? t->start_ns
+				 : -1;
+		if (t->start_ns > s->now) {
+			arm_wake(s, t, t->start_ns);
+			break;
+		}
+		t->burst_left = t->steps[0].run_ns;
 		__task_wake(s, t);
 		break;
 	case SIM_WL_COUNT:
@@ -247,15 +284,14 @@ void __workload_wake_timer(struct sim *s, struct sim_task *t)
 		__task_wake(s, t);
 		break;
 	case SIM_WL_TRACE:
-		t->burst_left = ts->trace[t->trace_pos].run_ns;
-		t->cycle_start = s->now;
+		t->burst_left = t->steps[t->trace_pos].run_ns;
 		__task_wake(s, t);
 		break;
 	case SIM_WL_REQUESTS:
 		/* An arrival: queue it, draw the next one. */
 		if (!ring_push(s, t, s->now, service_sample(s, ts)))
 			t->line->dropped++;
-		arm_wake(s, t, s->now + __rng_exp(&s->rng, ts->mean_gap_ns));
+		arm_wake(s, t, s->now + arrival_gap(s, ts));
 		if (!t->runnable && t->rq_len > 0) {
 			t->burst_left = ring_head(t)->service_ns;
 			__task_wake(s, t);
@@ -264,6 +300,49 @@ void __workload_wake_timer(struct sim *s, struct sim_task *t)
 	case SIM_WL_BUSY:
 	case SIM_WL_COUNT:
 		SIM_BUG_ON(1);
+	}
+}
+
+/*
+ * The running trace task t finished a step's run: the latency of a run
+ * that followed a timer's expiry, then the step's sleep or the timer's
+ * next expiry (relative: a late task's next period starts now; absolute:
+ * it stays on the grid from the task's start, so a late task runs at once
+ * and its latency counts how late it is), then the next step.
+ */
+static void trace_step_done(struct sim *s, struct sim_task *t)
+{
+	struct sim_line *l = t->line;
+	const struct sim_trace_step *st = &t->steps[t->trace_pos];
+	l->completed++;
+	if (t->cycle_start >= 0)
+		__line_record(s, l, s->now - t->cycle_start);
+	t->cycle_start = -1;
+	int64_t wake = s->now + st->sleep_ns;
+	if (st->timer_ns > 0) {
+		if (t->timer_next_ns < 0)
+			t->timer_next_ns = t->start_ns;
+		wake = t->timer_next_ns + st->timer_ns;
+		if (wake < s->now && !st->timer_absolute)
+			wake = s->now;
+		t->timer_next_ns = wake;
+		t->cycle_start = wake;
+	}
+	bool over = t->end_ns > 0 && wake >= t->end_ns;
+	if (++t->trace_pos == t->nr_steps || over) {
+		if (!t->steps_loop || over) {
+			__task_sleep(s, t);
+			task_exit(s, t);
+			return;
+		}
+		t->trace_pos = 0;
+	}
+	t->burst_left = t->steps[t->trace_pos].run_ns;
+	if (wake <= s->now) {
+		__task_continue(s, t);
+	} else {
+		__task_sleep(s, t);
+		arm_wake(s, t, wake);
 	}
 }
 
@@ -289,26 +368,9 @@ void __workload_burst_done(struct sim *s, struct sim_task *t)
 			__task_sleep(s, t);
 		}
 		break;
-	case SIM_WL_TRACE: {
-		l->completed++;
-		int64_t sleep = ts->trace[t->trace_pos].sleep_ns;
-		if (++t->trace_pos == ts->trace_len) {
-			if (!ts->trace_loop) {
-				__task_sleep(s, t);
-				t->exited = true;
-				break;
-			}
-			t->trace_pos = 0;
-		}
-		t->burst_left = ts->trace[t->trace_pos].run_ns;
-		if (sleep == 0) {
-			__task_continue(s, t);
-		} else {
-			__task_sleep(s, t);
-			arm_wake(s, t, s->now + sleep);
-		}
+	case SIM_WL_TRACE:
+		trace_step_done(s, t);
 		break;
-	}
 	case SIM_WL_BUSY:
 	case SIM_WL_COUNT:
 		SIM_BUG_ON(1);

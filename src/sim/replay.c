@@ -1,0 +1,397 @@
+/*
+ * replay.c - recorded runs into the steps a `trace` task replays, for
+ * every trace format (replay.h says how), and the choice of format.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/replay.h"
+
+#define MAX_THREADS 1000000u /* SIM_MAX_COUNT: one task each */
+#define MAX_STEPS_TOTAL 50000000u
+
+struct replay_state {
+	int64_t run_ns;  /* the step being built: CPU so far */
+	int64_t last_end_ns; /* -1: no run yet */
+	bool last_blocked;
+	bool exited;
+	size_t cap_steps;
+};
+
+void __replay_init(struct replay *r, struct sim_task_spec *t,
+		   struct sim_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->t = t;
+	r->err = err;
+	sim_trace_threads_free(t);
+	if (err) {
+		err->line = 0;
+		err->msg[0] = '\0';
+	}
+}
+
+int __replay_fail(struct replay *r, unsigned line, const char *fmt, ...)
+{
+	if (r->err) {
+		va_list ap;
+		va_start(ap, fmt);
+		r->err->line = line;
+		vsnprintf(r->err->msg, sizeof(r->err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static int replay_oom(struct replay *r, unsigned line)
+{
+	if (r->err) {
+		r->err->line = line;
+		snprintf(r->err->msg, sizeof(r->err->msg), "out of memory");
+	}
+	return -ENOMEM;
+}
+
+static size_t hash_slot(int64_t key, size_t cap)
+{
+	uint64_t h = (uint64_t)key * UINT64_C(0x9e3779b97f4a7c15);
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+bool __replay_find_thread(const struct replay *r, int64_t tid, size_t *idx)
+{
+	if (!r->hcap)
+		return false;
+	for (size_t i = hash_slot(tid, r->hcap);; i = (i + 1) & (r->hcap - 1)) {
+		if (!r->vals[i])
+			return false;
+		if (r->keys[i] == tid) {
+			*idx = r->vals[i] - 1;
+			return true;
+		}
+	}
+}
+
+static bool hash_put(struct replay *r, int64_t tid, size_t idx)
+{
+	if (2 * (r->hlen + 1) > r->hcap) {
+		size_t ncap = r->hcap ? 2 * r->hcap : 64;
+		int64_t *nk = calloc(ncap, sizeof(*nk));
+		size_t *nv = calloc(ncap, sizeof(*nv));
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return false;
+		}
+		for (size_t i = 0; i < r->hcap; i++) {
+			if (!r->vals[i])
+				continue;
+			size_t j = hash_slot(r->keys[i], ncap);
+			while (nv[j])
+				j = (j + 1) & (ncap - 1);
+			nk[j] = r->keys[i];
+			nv[j] = r->vals[i];
+		}
+		free(r->keys);
+		free(r->vals);
+		r->keys = nk;
+		r->vals = nv;
+		r->hcap = ncap;
+	}
+	size_t i = hash_slot(tid, r->hcap);
+	while (r->vals[i] && r->keys[i] != tid)
+		i = (i + 1) & (r->hcap - 1);
+	if (!r->vals[i])
+		r->hlen++;
+	r->keys[i] = tid;
+	r->vals[i] = idx + 1;
+	return true;
+}
+
+int __replay_new_thread(struct replay *r, int64_t tid, const char *name,
+			unsigned line, size_t *idx)
+{
+	struct sim_task_spec *t = r->t;
+	if (t->nr_threads == MAX_THREADS)
+		return __replay_fail(r, line, "more than %u threads",
+				     MAX_THREADS);
+	if (t->nr_threads == r->cap) {
+		size_t ncap = r->cap ? 2 * r->cap : 16;
+		struct sim_trace_thread *nt =
+			realloc(t->threads, ncap * sizeof(*nt));
+		if (!nt)
+			return replay_oom(r, line);
+		t->threads = nt;
+		struct replay_state *ns = realloc(r->st, ncap * sizeof(*ns));
+		if (!ns)
+			return replay_oom(r, line);
+		r->st = ns;
+		r->cap = ncap;
+	}
+	size_t i = t->nr_threads;
+	struct sim_trace_thread *th = &t->threads[i];
+	memset(th, 0, sizeof(*th));
+	memset(&r->st[i], 0, sizeof(r->st[i]));
+	r->st[i].last_end_ns = -1;
+	size_t n = strlen(name) + 24;
+	if (!(th->name = malloc(n)))
+		return replay_oom(r, line);
+	snprintf(th->name, n, "%s/%lld", name, (long long)tid);
+	t->nr_threads++;
+	if (!hash_put(r, tid, i))
+		return replay_oom(r, line);
+	*idx = i;
+	return 0;
+}
+
+void __replay_exit(struct replay *r, size_t idx)
+{
+	r->st[idx].exited = true;
+}
+
+bool __replay_exited(const struct replay *r, size_t idx)
+{
+	return r->st[idx].exited;
+}
+
+int __replay_step(struct replay *r, size_t idx,
+		  const struct sim_trace_step *step, unsigned line)
+{
+	struct sim_trace_thread *th = &r->t->threads[idx];
+	struct replay_state *st = &r->st[idx];
+	if (th->nr_steps == st->cap_steps) {
+		if (th->nr_steps >= MAX_STEPS_TOTAL)
+			return __replay_fail(r, line, "more than %u steps",
+					     MAX_STEPS_TOTAL);
+		size_t ncap = st->cap_steps ? 2 * st->cap_steps : 16;
+		struct sim_trace_step *ns =
+			realloc(th->steps, ncap * sizeof(*ns));
+		if (!ns)
+			return replay_oom(r, line);
+		th->steps = ns;
+		st->cap_steps = ncap;
+	}
+	th->steps[th->nr_steps++] = *step;
+	return 0;
+}
+
+int __replay_run(struct replay *r, size_t idx, int64_t start_ns,
+		 int64_t end_ns, int64_t ready_ns, bool blocked, unsigned line)
+{
+	struct sim_trace_thread *th = &r->t->threads[idx];
+	struct replay_state *st = &r->st[idx];
+	if (end_ns < start_ns)
+		return __replay_fail(r, line, "a run that ends (%lld) before it "
+				     "starts (%lld)", (long long)end_ns,
+				     (long long)start_ns);
+	if (st->last_end_ns >= 0 && start_ns < st->last_end_ns)
+		return __replay_fail(r, line,
+				     "thread %s: a run at %lld ns, before its "
+				     "previous run ended (%lld ns)",
+				     th->name, (long long)start_ns,
+				     (long long)st->last_end_ns);
+	if (end_ns == start_ns) {
+		/* no CPU: only whether the thread blocked counts */
+		if (st->last_end_ns >= 0 && blocked && !st->last_blocked) {
+			st->last_blocked = true;
+			st->last_end_ns = end_ns;
+		}
+		return 0;
+	}
+	if (ready_ns < 0 || ready_ns > start_ns)
+		ready_ns = start_ns;
+	if (st->last_end_ns < 0) {
+		th->start_ns = ready_ns;
+		st->run_ns = end_ns - start_ns;
+	} else if (!st->last_blocked) {
+		st->run_ns += end_ns - start_ns; /* the gap was a wait */
+	} else {
+		if (ready_ns < st->last_end_ns)
+			ready_ns = st->last_end_ns;
+		struct sim_trace_step step = {
+			.run_ns = st->run_ns,
+			.sleep_ns = ready_ns - st->last_end_ns,
+		};
+		int rc = __replay_step(r, idx, &step, line);
+		if (rc)
+			return rc;
+		st->run_ns = end_ns - start_ns;
+	}
+	st->last_end_ns = end_ns;
+	st->last_blocked = blocked;
+	return 0;
+}
+
+int __replay_finish(struct replay *r, const char *format, bool from_zero)
+{
+	struct sim_task_spec *t = r->t;
+	size_t kept = 0;
+	int64_t first = INT64_MAX;
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		struct sim_trace_thread *th = &t->threads[i];
+		if (r->st && r->st[i].run_ns > 0) {
+			struct sim_trace_step step = {.run_ns = r->st[i].run_ns};
+			int rc = __replay_step(r, i, &step, 0);
+			if (rc)
+				return rc;
+			r->st[i].run_ns = 0;
+		}
+		if (!th->nr_steps) { /* never ran: nothing to replay */
+			free(th->name);
+			if (!th->shared_steps)
+				free(th->steps);
+			continue;
+		}
+		if (th->start_ns < first)
+			first = th->start_ns;
+		t->threads[kept++] = *th;
+	}
+	t->nr_threads = kept;
+	if (!kept)
+		return __replay_fail(r, 0, "no thread runs in the trace");
+	if (from_zero && first != 0)
+		for (size_t i = 0; i < kept; i++)
+			t->threads[i].start_ns -= first;
+	if ((uint64_t)t->count * kept > SIM_MAX_COUNT)
+		return __replay_fail(r, 0,
+				     "count=%u times %zu threads: more than %u "
+				     "tasks",
+				     t->count, kept, SIM_MAX_COUNT);
+	t->count *= (unsigned)kept;
+	t->trace_format = format;
+	return 0;
+}
+
+void __replay_done(struct replay *r, int rc)
+{
+	free(r->st);
+	free(r->keys);
+	free(r->vals);
+	r->st = NULL;
+	r->keys = NULL;
+	r->vals = NULL;
+	if (rc)
+		sim_trace_threads_free(r->t);
+}
+
+bool __replay_line(const char **p, char *buf, size_t cap, unsigned *line,
+		   bool *too_long)
+{
+	const char *s = *p;
+	if (!*s)
+		return false;
+	const char *eol = strchr(s, '\n');
+	size_t n = eol ? (size_t)(eol - s) : strlen(s);
+	*p = s + n + (eol ? 1 : 0);
+	(*line)++;
+	*too_long = n >= cap;
+	if (*too_long)
+		n = cap - 1;
+	memcpy(buf, s, n);
+	if (n && buf[n - 1] == '\r')
+		n--;
+	buf[n] = '\0';
+	return true;
+}
+
+int __replay_split(char *buf, char **tok, int max)
+{
+	int nt = 0;
+	for (char *q = buf; *q;) {
+		while (*q == ' ' || *q == '\t')
+			*q++ = '\0';
+		if (!*q)
+			break;
+		if (nt == max)
+			return -1;
+		tok[nt++] = q;
+		while (*q && *q != ' ' && *q != '\t')
+			q++;
+	}
+	return nt;
+}
+
+bool __replay_u64(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+void sim_trace_threads_free(struct sim_task_spec *t)
+{
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		free(t->threads[i].name);
+		if (!t->threads[i].shared_steps)
+			free(t->threads[i].steps);
+	}
+	free(t->threads);
+	t->threads = NULL;
+	t->nr_threads = 0;
+}
+
+/* The first line that is not blank or a '#' comment. */
+static const char *first_line(const char *text)
+{
+	const char *p = text;
+	while (*p) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (*p == '\n') {
+			p++;
+			continue;
+		}
+		if (*p != '#')
+			return p;
+		const char *eol = strchr(p, '\n');
+		if (!eol)
+			return p + strlen(p);
+		p = eol + 1;
+	}
+	return p;
+}
+
+int sim_replay_parse(struct sim_task_spec *t, const char *text,
+		     struct sim_error *err)
+{
+	const char *p = text;
+	while (isspace((unsigned char)*p))
+		p++;
+	/* a cfsbw trace, or one that lost its first line */
+	static const char *const records[] = {"cfsbw-trace", "thread ", "run ",
+					      "exit ", "end "};
+	for (size_t i = 0; i < sizeof records / sizeof *records; i++)
+		if (!strncmp(text, records[i], strlen(records[i])))
+			return sim_replay_parse_cfsbw(t, text, err);
+	if (*p == '{' || !strncmp(p, "/*", 2) || !strncmp(p, "//", 2))
+		return sim_replay_parse_rtapp(t, text, err);
+	const char *l = first_line(text);
+	const char *eol = strchr(l, '\n');
+	size_t n = eol ? (size_t)(eol - l) : strlen(l);
+	/* perf sched timehist starts with its header (or, before it, a line
+	 * saying the samples have no call chains) */
+	static const char *const perf_starts[] = {"Samples do not have",
+						  "time    cpu", "time cpu"};
+	for (size_t i = 0; i < sizeof perf_starts / sizeof *perf_starts; i++) {
+		const char *hit = strstr(l, perf_starts[i]);
+		if (hit && (size_t)(hit - l) < n)
+			return sim_replay_parse_perf(t, text, err);
+	}
+	int rc = sim_trace_parse(t, text, err);
+	if (!rc)
+		t->trace_format = "csv";
+	return rc;
+}

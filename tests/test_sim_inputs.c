@@ -1,0 +1,415 @@
+/*
+ * test_sim_inputs.c - real workloads in (issue 14, item 2b): the cfsbw
+ * trace format, perf sched timehist output and rt-app JSON, read into
+ * threads that replay their runs and sleeps closed loop; every bad input
+ * names its line; a replay with no limit gives back the recorded CPU.
+ */
+#include <errno.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sim/sim.h"
+
+/* One task line replaying text; *spec filled, 0 or the parse error. */
+static int parse(const char *text, struct sim_scenario *sc,
+		 struct sim_error *err)
+{
+	sim_scenario_init(sc);
+	if (sim_scenario_parse(sc, "cpus 2\ngroup /app\ntask /app trace "
+				   "file=x\n",
+			       err))
+		return -100;
+	return sim_replay_parse(&sc->tasks[0], text, err);
+}
+
+#define ASSERT_BAD(text, want_line, want_text)                                 \
+	do {                                                                   \
+		struct sim_scenario sc_;                                       \
+		struct sim_error e_;                                           \
+		ASSERT_INT(parse(text, &sc_, &e_), ==, -EINVAL);               \
+		sim_scenario_free(&sc_);                                       \
+		ASSERT_UINT(e_.line, ==, want_line);                           \
+		if (!strstr(e_.msg, want_text)) {                              \
+			TEST_FAIL_AT("message \"%s\" lacks \"%s\"", e_.msg,    \
+				     want_text);                               \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+static const char cfsbw_trace[] =
+	"cfsbw-trace 1\n"
+	"# recorded by hand\n"
+	"thread 10 10 app\n"
+	"thread 11 10 worker\n"
+	"run 10 0 20000000\n"              /* 20 ms, blocks */
+	"run 11 1000000 31000000 P\n"      /* 30 ms, preempted */
+	"run 11 35000000 45000000\n"       /* +10 ms: one 40 ms burst */
+	"run 10 70000000 90000000\n"       /* after 50 ms of sleep */
+	"exit 11 50000000\n"
+	"end 100000000\n";
+
+TEST(cfsbw_trace_threads_and_steps, "issue-14")
+{
+	struct sim_scenario sc;
+	struct sim_error err;
+	ASSERT_INT(parse(cfsbw_trace, &sc, &err), ==, 0);
+	const struct sim_task_spec *t = &sc.tasks[0];
+	ASSERT_UINT(t->nr_threads, ==, 2);
+	ASSERT_UINT(t->count, ==, 2);
+	ASSERT_STR(t->trace_format, "cfsbw");
+	const struct sim_trace_thread *a = &t->threads[0], *w = &t->threads[1];
+	ASSERT_STR(a->name, "app/10");
+	ASSERT_INT(a->start_ns, ==, 0);
+	ASSERT_UINT(a->nr_steps, ==, 2);
+	ASSERT_INT(a->steps[0].run_ns, ==, 20000000);
+	ASSERT_INT(a->steps[0].sleep_ns, ==, 50000000);
+	ASSERT_INT(a->steps[1].run_ns, ==, 20000000);
+	/* a P run is continued by the next: the 4 ms gap was a wait */
+	ASSERT_INT(w->start_ns, ==, 1000000);
+	ASSERT_UINT(w->nr_steps, ==, 1);
+	ASSERT_INT(w->steps[0].run_ns, ==, 40000000);
+	sim_scenario_free(&sc);
+}
+
+TEST(cfsbw_trace_bad_input_names_the_line, "issue-14")
+{
+	ASSERT_BAD("cfsbw-trace 2\n", 1, "reads version 1");
+	ASSERT_BAD("thread 1 1 x\nrun 1 0 5\n", 1,
+		   "expected 'cfsbw-trace 1'");
+	ASSERT_BAD("cfsbw-trace 1\nthread 1 1 x\nsleep 1 5\n", 3,
+		   "unknown record 'sleep'");
+	ASSERT_BAD("cfsbw-trace 1\nrun 7 0 5\n", 2, "thread 7: no 'thread");
+	ASSERT_BAD("cfsbw-trace 1\nthread 1 1 x\nrun 1 0 10\nrun 1 5 20\n", 4,
+		   "before its previous run ended");
+	ASSERT_BAD("cfsbw-trace 1\nthread 1 1 x\nrun 1 10 5\n", 3,
+		   "ends (5) before it starts (10)");
+	ASSERT_BAD("cfsbw-trace 1\nthread 1 1 x\nrun 1 0 1e6\n", 3,
+		   "times are integers");
+	ASSERT_BAD("cfsbw-trace 1\nthread 1 1 x\nrun 1 0 5 Q\n", 3,
+		   "expected 'run TID START_NS END_NS [P]'");
+	ASSERT_BAD("cfsbw-trace 1\nthread 1 1 x\nexit 1 5\nrun 1 6 9\n", 4,
+		   "after its exit");
+	ASSERT_BAD("cfsbw-trace 1\nthread 1 1 x\nthread 1 1 x\n", 3,
+		   "appears twice");
+	ASSERT_BAD("cfsbw-trace 1\nthread 1 1 x\nend 5\nrun 1 0 5\n", 4,
+		   "after the trace's end");
+	ASSERT_BAD("cfsbw-trace 1\nthread 1 1 x\n", 0, "no thread runs");
+}
+
+static const char perf_text[] =
+	"Samples do not have callchains.\n"
+	"           time    cpu  task name                       wait time  sch delay   run time  state\n"
+	"                        [tid/pid]                          (msec)     (msec)     (msec)       \n"
+	"--------------- ------  ------------------------------  ---------  ---------  ---------  -----\n"
+	"     100.010000 [0000]  web server[42]                      0.000      0.000     10.000      R \n"
+	"     100.012000 [0000]  <idle>                              0.000      0.000      2.000      I \n"
+	"     100.015000 [0000]  web server[42]                      5.000      5.000      3.000      S \n"
+	"     100.030000 [0001]  cc1[43/40]                          0.000      0.000      1.000      S \n"
+	"     100.045000 [0001]  web server[42]                     20.000      2.000     10.000      X \n"
+	"\n"
+	"Runtime summary\n";
+
+TEST(perf_timehist_threads_and_steps, "issue-14")
+{
+	struct sim_scenario sc;
+	struct sim_error err;
+	ASSERT_INT(parse(perf_text, &sc, &err), ==, 0);
+	const struct sim_task_spec *t = &sc.tasks[0];
+	ASSERT_STR(t->trace_format, "perf");
+	ASSERT_UINT(t->nr_threads, ==, 2);
+	const struct sim_trace_thread *web = &t->threads[0];
+	ASSERT_STR(web->name, "web server/42");
+	/* the earliest run starts at 100.000 s: time 0 */
+	ASSERT_INT(web->start_ns, ==, 0);
+	ASSERT_UINT(web->nr_steps, ==, 2);
+	/* preempted (R) after 10 ms, 3 ms more: one 13 ms burst, then it
+	 * slept 20 - 2 ms (the 2 ms of sch delay were a wait) */
+	ASSERT_INT(web->steps[0].run_ns, ==, 13000000);
+	ASSERT_INT(web->steps[0].sleep_ns, ==, 18000000);
+	ASSERT_INT(web->steps[1].run_ns, ==, 10000000);
+	ASSERT_STR(t->threads[1].name, "cc1/43");
+	ASSERT_INT(t->threads[1].start_ns, ==, 29000000);
+	sim_scenario_free(&sc);
+}
+
+TEST(perf_timehist_bad_input_names_the_line, "issue-14")
+{
+	static const char head[] =
+		"           time    cpu  task name    wait time  sch delay   run time\n"
+		"--------------- ------  ---------    ---------  ---------  ---------\n";
+	char buf[1024];
+	snprintf(buf, sizeof buf, "%s  1.0 [0000]  a[1]  0.1  0.1\n", head);
+	ASSERT_BAD(buf, 3, "expected 'TIME [CPU] COMM[TID]");
+	snprintf(buf, sizeof buf, "%s  1.0 [0000]  a[1]  x  0.1  0.2\n", head);
+	ASSERT_BAD(buf, 3, "times are decimals");
+	snprintf(buf, sizeof buf,
+		 "%s  1.0 [0000]  a[1]  awakened: b[2]\n", head);
+	ASSERT_BAD(buf, 3, "without -w and -M");
+	snprintf(buf, sizeof buf,
+		 "%s  1.000 [0000]  a[1]  0  0  0.5\n  1.001 [0000]  a[1]  0  0  0.5\n"
+		 "  1.0009 [0000]  a[1]  0  0  0.5\n", head);
+	ASSERT_BAD(buf, 5, "before its previous run ended");
+	ASSERT_BAD("           time    cpu  task name\n  1.0 [0] a[1] 0 0 1\n", 2,
+		   "no header");
+}
+
+static const char rtapp_json[] =
+	"{\n"
+	"  /* a comment, as rt-app's examples have */\n"
+	"  \"global\": {\"duration\": 2, \"calibration\": \"CPU0\",\n"
+	"             \"default_policy\": \"SCHED_OTHER\"},\n"
+	"  \"tasks\": {\n"
+	"    \"req\": {\"loop\": -1, \"run\": 30000,\n"
+	"            \"timer\": {\"ref\": \"t\", \"period\": 1000000}},\n"
+	"    \"bg\": {\"instance\": 2, \"delay\": 5000, \"phases\": {\n"
+	"      \"p1\": {\"loop\": 3, \"run0\": 5000, \"runtime1\": 1000,\n"
+	"             \"sleep\": 4000},\n"
+	"      \"p2\": {\"sleep\": 1000, \"run\": 2000}}}\n"
+	"  }\n"
+	"}\n";
+
+TEST(rtapp_tasks_phases_loops_timers, "issue-14")
+{
+	struct sim_scenario sc;
+	struct sim_error err;
+	ASSERT_INT(parse(rtapp_json, &sc, &err), ==, 0);
+	const struct sim_task_spec *t = &sc.tasks[0];
+	ASSERT_STR(t->trace_format, "rt-app");
+	ASSERT_UINT(t->nr_threads, ==, 3);
+	const struct sim_trace_thread *req = &t->threads[0];
+	ASSERT_TRUE(req->loop);
+	ASSERT_INT(req->end_ns, ==, 2000000000);
+	ASSERT_UINT(req->nr_steps, ==, 1);
+	ASSERT_INT(req->steps[0].run_ns, ==, 30000000);
+	ASSERT_INT(req->steps[0].timer_ns, ==, 1000000000);
+	ASSERT_TRUE(!req->steps[0].timer_absolute);
+	const struct sim_trace_thread *bg = &t->threads[1];
+	ASSERT_TRUE(!bg->loop);
+	ASSERT_INT(bg->start_ns, ==, 5000000);
+	/* p1 three times (6 ms run, 4 ms sleep), p2's sleep joins the
+	 * last one's, then its 2 ms run */
+	ASSERT_UINT(bg->nr_steps, ==, 4);
+	ASSERT_INT(bg->steps[0].run_ns, ==, 6000000);
+	ASSERT_INT(bg->steps[0].sleep_ns, ==, 4000000);
+	ASSERT_INT(bg->steps[2].sleep_ns, ==, 5000000);
+	ASSERT_INT(bg->steps[3].run_ns, ==, 2000000);
+	ASSERT_TRUE(t->threads[2].steps == bg->steps); /* instance 2 */
+	sim_scenario_free(&sc);
+}
+
+TEST(rtapp_unsupported_fields_are_errors, "issue-14")
+{
+	ASSERT_BAD("{\"tasks\": {\"a\": {\"run\": 10,\n \"lock\": \"m\"}}}", 2,
+		   "event 'lock': not supported");
+	ASSERT_BAD("{\"tasks\": {\"a\": {\"run\": 10, \"priority\": 5}}}", 1,
+		   "field 'priority'");
+	ASSERT_BAD("{\"global\": {\"logdir\": \"/tmp\",\n\"frobnicate\": 1},\n"
+		   "\"tasks\": {\"a\": {\"run\": 10}}}",
+		   2, "global field 'frobnicate'");
+	ASSERT_BAD("{\"tasks\": {\"a\": {\"policy\": \"SCHED_FIFO\", \"run\": 1}}}",
+		   1, "only SCHED_OTHER");
+	ASSERT_BAD("{\"tasks\": {\"a\": {\"run\": 1, \"timer\": {\"ref\": \"x\", "
+		   "\"period\": 10}, \"run1\": 1,\n\"timer1\": {\"ref\": \"y\", "
+		   "\"period\": 10}}}}",
+		   2, "one timer per task");
+	ASSERT_BAD("{\"tasks\": {\"a\": {\"run\": -5}}}", 1, "microseconds");
+	ASSERT_BAD("{\"tasks\": {\"a\": {\"sleep\": 5}}}", 1, "no run");
+	ASSERT_BAD("{\"tasks\": {\"a\": {\"run\": 5}},\n\"x\": 1}", 2,
+		   "field 'x'");
+	ASSERT_BAD("{\"tasks\": {\"a\": {\"run\": 5\n\n}", 3, "expected ','");
+	ASSERT_BAD("{\"tasks\":\n {\"a\": [1, 2}}", 2, "expected ','");
+	ASSERT_BAD("{\"tasks\": {}}", 1, "one or more tasks");
+}
+
+/* Build and run sc; the line's result. */
+static int run(struct sim_scenario *sc, struct sim_line_result *out,
+	       struct sim_group_result *g)
+{
+	struct sim_error err;
+	struct sim *s;
+	int rc = sim_create(sc, &s, &err);
+	if (rc)
+		return rc;
+	sim_run(s);
+	sim_line_result(s, 0, out);
+	if (g)
+		sim_group_result_by_path(s, "/app", g);
+	sim_free(s);
+	return 0;
+}
+
+/*
+ * A trace generated here: 12 threads on 2 CPUs, runs of 0.1 to 20 ms and
+ * sleeps of 0 to 50 ms drawn from a fixed generator, some preempted.
+ */
+static char *generate_trace(int64_t *cpu_ns)
+{
+	size_t cap = 1 << 20, len = 0;
+	char *buf = malloc(cap);
+	uint64_t x = 88172645463325252u;
+	len += (size_t)snprintf(buf + len, cap - len, "cfsbw-trace 1\n");
+	for (int th = 0; th < 12; th++)
+		len += (size_t)snprintf(buf + len, cap - len,
+					"thread %d 100 gen\n", 100 + th);
+	*cpu_ns = 0;
+	for (int th = 0; th < 12; th++) {
+		int64_t now = th * 1000000;
+		for (int i = 0; i < 300; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			int64_t run = 100000 + (int64_t)(x % 20000000);
+			int64_t gap = (int64_t)((x >> 32) % 50000000);
+			bool preempted = (x >> 60) == 0;
+			len += (size_t)snprintf(buf + len, cap - len,
+						"run %d %lld %lld%s\n", 100 + th,
+						(long long)now,
+						(long long)(now + run),
+						preempted ? " P" : "");
+			*cpu_ns += run;
+			now += run + gap;
+		}
+	}
+	return buf;
+}
+
+TEST(replay_unlimited_gives_back_the_recorded_cpu, "issue-14")
+{
+	int64_t recorded;
+	char *text = generate_trace(&recorded);
+	struct sim_scenario sc;
+	struct sim_error err;
+	ASSERT_INT(parse(text, &sc, &err), ==, 0);
+	free(text);
+	sc.duration_ns = 3600 * CFSBW_NSEC_PER_SEC;
+	sc.until_done = true;
+	struct sim_line_result r;
+	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
+	/* every thread ran to its end, within 2% of the recorded CPU
+	 * (exactly: nothing is lost) */
+	ASSERT_UINT(r.exited, ==, 12);
+	ASSERT_NEAR((double)r.cpu_ns, (double)recorded, 0.02 * (double)recorded);
+	ASSERT_INT(r.cpu_ns, ==, recorded);
+	sim_scenario_free(&sc);
+}
+
+TEST(replay_is_closed_loop_under_a_limit, "issue-14")
+{
+	/* one thread: 30 ms of CPU, 70 ms asleep, 10 times: 1 s unlimited.
+	 * Under 10 ms per 100 ms each burst takes 3 periods, and the
+	 * sleeps after it shift: the last exit comes after 10 * (~200 +
+	 * 70) ms, not at 1 s. */
+	char text[4096];
+	size_t len = (size_t)snprintf(text, sizeof text,
+				      "cfsbw-trace 1\nthread 1 1 a\n");
+	for (int i = 0; i < 10; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len,
+					"run 1 %d %d\n", i * 100000000,
+					i * 100000000 + 30000000);
+	struct sim_scenario sc;
+	struct sim_error err;
+	ASSERT_INT(parse(text, &sc, &err), ==, 0);
+	sc.duration_ns = 60 * CFSBW_NSEC_PER_SEC;
+	sc.until_done = true;
+	struct sim_line_result free_run, limited;
+	ASSERT_INT(run(&sc, &free_run, NULL), ==, 0);
+	ASSERT_INT(free_run.last_exit_ns, ==, 930000000);
+	sim_scenario_free(&sc);
+	ASSERT_INT(sim_scenario_parse(&sc,
+				      "cpus 2\ngroup /app cpu.cfs_quota_us=10000 "
+				      "cpu.cfs_period_us=100000\n"
+				      "task /app trace file=x\n",
+				      &err),
+		   ==, 0);
+	ASSERT_INT(sim_replay_parse(&sc.tasks[0], text, &err), ==, 0);
+	sc.duration_ns = 60 * CFSBW_NSEC_PER_SEC;
+	sc.until_done = true;
+	struct sim_group_result g;
+	ASSERT_INT(run(&sc, &limited, &g), ==, 0);
+	ASSERT_INT(limited.cpu_ns, ==, 300000000);
+	ASSERT_INT(limited.last_exit_ns, >=, 2500000000);
+	ASSERT_INT(limited.last_exit_ns, <=, 3200000000);
+	ASSERT_UINT(g.stats.nr_throttled, >=, 19);
+	sim_scenario_free(&sc);
+}
+
+TEST(rtapp_timer_latency_and_duration, "issue-14")
+{
+	/* 30 ms each second under 13 ms per 100 ms, on a period grid that
+	 * starts with the task: 13 + 13 + 4 ms, done at 204 ms each time */
+	struct sim_scenario sc;
+	struct sim_error err;
+	sim_scenario_init(&sc);
+	ASSERT_INT(sim_scenario_parse(&sc,
+				      "cpus 1\nduration 10s\npolicy upstream\n"
+				      "group /app cpu.cfs_quota_us=13000 "
+				      "cpu.cfs_period_us=100000\n"
+				      "task /app trace file=x\n",
+				      &err),
+		   ==, 0);
+	ASSERT_INT(sim_replay_parse(&sc.tasks[0],
+				    "{\"global\": {\"duration\": 5},\n"
+				    "\"tasks\": {\"req\": {\"loop\": -1, "
+				    "\"run\": 30000, \"timer\": {\"ref\": \"t\", "
+				    "\"period\": 1000000}}}}",
+				    &err),
+		   ==, 0);
+	struct sim_line_result r;
+	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
+	ASSERT_UINT(r.latency.count, ==, 5); /* 0, 1, 2, 3, 4 s; then 5 s */
+	ASSERT_NEAR((double)r.latency.p50_ns, 204e6, 4e6);
+	ASSERT_UINT(r.exited, ==, 1);
+	sim_scenario_free(&sc);
+}
+
+/* `cfsbw sim` on a scenario replaying a bad trace: status, stderr. */
+static int run_cli(const char *trace, char *out, size_t size)
+{
+	const char *bin = getenv("CFSBW_BIN");
+	char dir[] = "/tmp/cfsbw-test-inputs-XXXXXX", path[256], cmd[1024];
+	if (!bin || !mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof path, "%s/t.trace", dir);
+	FILE *f = fopen(path, "w");
+	fputs(trace, f);
+	fclose(f);
+	snprintf(path, sizeof path, "%s/s.sim", dir);
+	f = fopen(path, "w");
+	fputs("group /app\ntask /app trace file=t.trace\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd,
+		 "%s sim %s 2>&1 >/dev/null; st=$?; rm -r %s; exit $st", bin,
+		 path, dir);
+	FILE *p = popen(cmd, "r");
+	size_t n = p ? fread(out, 1, size - 1, p) : 0;
+	out[n] = '\0';
+	int st = p ? pclose(p) : -1;
+	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(command_names_trace_file_and_line, "issue-14")
+{
+	char out[1024];
+	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
+	ASSERT_INT(run_cli("cfsbw-trace 1\nthread 1 1 a\nrun 1 0 x\n", out,
+			   sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, "/t.trace:3: run 0 x: times are integers") !=
+		    NULL);
+	ASSERT_TRUE(strstr(out, "/s.sim:2: in trace ") != NULL);
+	ASSERT_INT(run_cli("{\"tasks\": {\"a\": {\"run\": 1,\n\"fork\": \"b\"}}}",
+			   out, sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, "/t.trace:2: event 'fork': not supported") !=
+		    NULL);
+}
+
+TEST_MAIN(TEST_ENTRY(cfsbw_trace_threads_and_steps)
+	  TEST_ENTRY(cfsbw_trace_bad_input_names_the_line)
+	  TEST_ENTRY(perf_timehist_threads_and_steps)
+	  TEST_ENTRY(perf_timehist_bad_input_names_the_line)
+	  TEST_ENTRY(rtapp_tasks_phases_loops_timers)
+	  TEST_ENTRY(rtapp_unsupported_fields_are_errors)
+	  TEST_ENTRY(replay_unlimited_gives_back_the_recorded_cpu)
+	  TEST_ENTRY(replay_is_closed_loop_under_a_limit)
+	  TEST_ENTRY(rtapp_timer_latency_and_duration)
+	  TEST_ENTRY(command_names_trace_file_and_line))
