@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/helpers.h"
 #include "sim/replay.h"
 
 #define MAX_THREADS 1000000u /* SIM_MAX_COUNT: one task each */
@@ -316,19 +317,7 @@ int __replay_split(char *buf, char **tok, int max)
 
 bool __replay_u64(const char *s, uint64_t *out)
 {
-	uint64_t v = 0;
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return false;
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return true;
+	return *s >= '0' && *s <= '9' && parse_u64(s, out) == 0;
 }
 
 void sim_trace_threads_free(struct sim_task_spec *t)
