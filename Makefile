@@ -59,6 +59,7 @@ POSIX_CPPFLAGS := -D_GNU_SOURCE
 CORE_SRC := $(wildcard src/core/*.c)
 SIM_SRC := $(wildcard src/sim/*.c)
 HOST_SRC := $(wildcard src/host/*.c)
+DAEMON_SRC := $(wildcard src/daemon/*.c)
 CLI_SRC := $(wildcard src/cli/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_LIB_SRC := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
@@ -69,6 +70,7 @@ BENCH_LIB_SRC := $(filter-out $(BENCH_SRC),$(wildcard bench/*.c))
 PROG_SRC := $(wildcard tests/progs/*.c)
 
 LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CORE_SRC) $(SIM_SRC) $(HOST_SRC))
+DAEMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_SRC))
 CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
 TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(TEST_LIB_SRC))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
@@ -77,14 +79,22 @@ BENCH_LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_LIB_SRC))
 PROG_BIN := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(PROG_SRC))
 
 LIB := $(BUILD)/libcfsbw.a
+# The daemon layer (src/daemon) is a library of its own: it needs libfuse3,
+# which libcfsbw.a's users should not have to link.  libfuse3.a exists, so
+# the static command stays static.
+DAEMON_LIB := $(BUILD)/libcfsbw_daemon.a
+FUSE_CFLAGS := $(patsubst -I%,-isystem %,$(shell pkg-config --cflags fuse3))
+FUSE_LIBS := $(shell pkg-config --static --libs fuse3)
+DAEMON_TEST_BIN := $(filter $(BUILD)/tests/test_daemon%,$(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)))
 BIN := $(BUILD)/cfsbw
 
 .PHONY: all test bench demo install uninstall clean
 
-all: $(LIB) $(BIN) $(TEST_BIN) $(BENCH_BIN) $(PROG_BIN)
+all: $(LIB) $(DAEMON_LIB) $(BIN) $(TEST_BIN) $(BENCH_BIN) $(PROG_BIN)
 
 $(BUILD)/src/host/%.o $(BUILD)/src/cli/%.o $(BUILD)/tests/%.o $(BUILD)/bench/%.o: \
 	EXTRA_CPPFLAGS := $(POSIX_CPPFLAGS)
+$(BUILD)/src/daemon/%.o: EXTRA_CPPFLAGS := $(POSIX_CPPFLAGS) $(FUSE_CFLAGS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -95,8 +105,16 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(BIN): $(CLI_OBJ) $(LIB)
-	$(CC) $(ALL_LDFLAGS) $(STATIC) -o $@ $(CLI_OBJ) $(LIB) $(LDLIBS)
+$(DAEMON_LIB): $(DAEMON_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BIN): $(CLI_OBJ) $(DAEMON_LIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) $(STATIC) -o $@ $(CLI_OBJ) $(DAEMON_LIB) $(LIB) $(FUSE_LIBS) $(LDLIBS)
+
+$(DAEMON_TEST_BIN): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB_OBJ) $(DAEMON_LIB) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(DAEMON_LIB) $(LIB) $(FUSE_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(LIB) $(LDLIBS)
@@ -124,7 +142,7 @@ bench: $(BENCH_BIN) $(BIN) $(PROG_BIN)
 demo: $(BIN)
 	$(BIN) demo
 
-install: $(LIB) $(BIN)
+install: $(LIB) $(DAEMON_LIB) $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
 		$(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cfsbw

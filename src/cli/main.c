@@ -14,6 +14,8 @@ static const char usage[] =
 	"  run   hold a command, or running processes, to a CPU quota per period\n"
 	"  sim   simulate a scenario of groups and tasks on 1..4096 virtual CPUs\n"
 	"  demo  the seeds' three examples, on real processes and in the simulator\n"
+	"  daemon  a live tree of groups: a cgroupfs-like mount and a socket\n"
+	"  ctl   the daemon's tree over its socket (mkdir, set, get, move...)\n"
 	"\n"
 	"  cfsbw COMMAND --help   the command's own options\n"
 	"  cfsbw --version\n";
@@ -39,6 +41,10 @@ int main(int argc, char **argv)
 		return cli_sim_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return cli_demo_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "daemon"))
+		return cli_daemon_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "ctl"))
+		return cli_ctl_main(argc - 1, argv + 1);
 	fprintf(stderr, "cfsbw: unknown command '%s'\n\n%s", cmd, usage);
 	return 2;
 }

@@ -1,0 +1,88 @@
+/*
+ * cmd_ctl.c - cfsbw ctl: the daemon's control tree over its Unix socket,
+ * for machines without /dev/fuse.  The same operations, the same errors as
+ * the mount (src/daemon/control.c answers both).
+ *
+ * Exit status: 0 done; 1 the operation failed (the errno is named: EEXIST,
+ * ENOENT, EBUSY, EPERM, ESRCH), or no daemon answers; 2 bad usage, or a
+ * rejected value (EINVAL, ERANGE: the message names the file, the value
+ * and the rule).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "daemon/daemon.h"
+
+static const char ctl_usage[] =
+	"usage: cfsbw ctl [--socket PATH] REQUEST\n"
+	"\n"
+	"requests:\n"
+	"  mkdir PATH               create a group (/web, /tenant/web)\n"
+	"  rmdir PATH               remove an empty group\n"
+	"  ls [PATH]                the groups under PATH (default /)\n"
+	"  get PATH FILE            a file's contents (cpu.stat, cgroup.procs...)\n"
+	"  set PATH FILE VALUE...   write a file (\"50000 100000\" to cpu.max)\n"
+	"  move PID PATH            move a process, all its threads, to PATH\n"
+	"  stat [PATH]              one line of figures per group\n"
+	"\n"
+	"Exit status: 0 done, 1 failed (the error is named), 2 bad usage or a\n"
+	"rejected value.  The socket: --socket, else as cfsbw daemon's default.\n";
+
+int cli_ctl_main(int argc, char **argv)
+{
+	const char *sock = NULL;
+	int i = 1;
+	if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
+		fputs(ctl_usage, stdout);
+		return 0;
+	}
+	if (i + 1 < argc && !strcmp(argv[i], "--socket")) {
+		sock = argv[i + 1];
+		i += 2;
+	}
+	if (i >= argc) {
+		fputs(ctl_usage, stderr);
+		return 2;
+	}
+	char request[CFSBW_DAEMON_MAX_LINE];
+	size_t len = 0;
+	for (; i < argc; i++) {
+		int n = snprintf(request + len, sizeof request - len, "%s%s",
+				 len ? " " : "", argv[i]);
+		if (n < 0 || (size_t)n >= sizeof request - len ||
+		    strchr(argv[i], '\n')) {
+			fprintf(stderr, "cfsbw ctl: the request is too long "
+					"or holds a newline\n");
+			return 2;
+		}
+		len += (size_t)n;
+	}
+	char sock_buf[4096];
+	if (!sock)
+		sock = cfsbw_daemon_default_socket(sock_buf, sizeof sock_buf);
+	int fd = cfsbw_daemon_connect(sock);
+	if (fd < 0) {
+		fprintf(stderr, "cfsbw ctl: no daemon at %s: %s\n", sock,
+			strerror(-fd));
+		return 1;
+	}
+	char *reply = NULL;
+	int status = cfsbw_daemon_call(fd, request, &reply);
+	close(fd);
+	if (status < 0) {
+		fprintf(stderr, "cfsbw ctl: %s: %s\n", sock, strerror(-status));
+		return 1;
+	}
+	if (status == 0) {
+		fputs(reply, stdout);
+		free(reply);
+		return 0;
+	}
+	fprintf(stderr, "cfsbw ctl: %s", reply);
+	free(reply);
+	return status == EINVAL || status == ERANGE ? 2 : 1;
+}

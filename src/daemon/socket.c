@@ -1,0 +1,372 @@
+/*
+ * socket.c - the control tree over a Unix socket (cfsbw ctl, cfsbw top,
+ * cfsbw run --group), for machines without /dev/fuse.  The same requests
+ * are the lines of the state file (state.c).
+ *
+ * A request is one line of words; the reply is "STATUS LENGTH\n" and LENGTH
+ * bytes (daemon.h).  The errors are those of the mount, from the same
+ * functions (control.c).  The socket is made with mode 0600: whoever may
+ * connect may ask the daemon to trace a process, so only its own user (and
+ * root) may.  Clients are served on the driver's thread; a client that
+ * does not read its replies (the socket buffer full) is dropped rather
+ * than let it stall the loop.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "daemon/daemon_int.h"
+
+struct cfsbw_daemon__client {
+	struct cfsbw_daemon__client *next;
+	struct cfsbw_daemon *d;
+	int fd;
+	pid_t pid; /* SO_PEERCRED: "move 0 PATH" moves the client itself */
+	size_t len;
+	char line[CFSBW_DAEMON_MAX_LINE];
+};
+
+static void put_error(struct cfsbw_daemon__buf *reply, const char *what,
+		      int err)
+{
+	cfsbw_daemon__buf_printf(reply, "%s: %s\n", what, strerror(-err));
+}
+
+/* "/web" + "cpu.stat" as a message names it: "/web/cpu.stat". */
+static void file_path(char *buf, size_t size, const char *path,
+		      const char *file)
+{
+	snprintf(buf, size, "%s/%s", strcmp(path, "/") ? path : "", file);
+}
+
+static void list_tree(struct cfsbw_group *g, struct cfsbw_daemon__buf *reply)
+{
+	cfsbw_daemon__buf_printf(reply, "%s\n", cfsbw_group_path(g));
+	for (struct cfsbw_group *c = cfsbw_group_first_child(g); c;
+	     c = cfsbw_group_next_sibling(c))
+		list_tree(c, reply);
+}
+
+static unsigned count_procs(struct cfsbw_daemon *d, struct cfsbw_group *g)
+{
+	return d->drv && d->drv->nr_procs ? d->drv->nr_procs(d->drv_ctx, g) : 0;
+}
+
+/*
+ * "stat": one line per group, for cfsbw top and the metrics, with a header
+ * naming the columns.  Times in ns, the quota and period in us (-1: none).
+ */
+static void stat_tree(struct cfsbw_daemon *d, struct cfsbw_group *g,
+		      struct cfsbw_daemon__buf *reply)
+{
+	struct cfsbw_stats s;
+	cfsbw_group_stats(g, &s);
+	int64_t quota = cfsbw_group_quota_ns(g);
+	uint64_t usage = d->drv && d->drv->usage_ns
+				 ? d->drv->usage_ns(d->drv_ctx, g)
+				 : 0;
+	cfsbw_daemon__buf_printf(
+		reply,
+		"%s %" PRId64 " %" PRId64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+		" %" PRIu64 " %u\n",
+		cfsbw_group_path(g),
+		quota == CFSBW_RUNTIME_INF ? -1 : quota / CFSBW_NSEC_PER_USEC,
+		cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC, s.nr_periods,
+		s.nr_throttled, s.throttled_time, usage,
+		count_procs(d, g));
+	for (struct cfsbw_group *c = cfsbw_group_first_child(g); c;
+	     c = cfsbw_group_next_sibling(c))
+		stat_tree(d, c, reply);
+}
+
+/* Split off the next word of *p (NUL-terminating it), or NULL. */
+static char *next_word(char **p)
+{
+	char *s = *p + strspn(*p, " \t");
+	if (!*s)
+		return NULL;
+	char *e = s + strcspn(s, " \t");
+	if (*e)
+		*e++ = '\0';
+	*p = e;
+	return s;
+}
+
+int cfsbw_daemon__request(struct cfsbw_daemon *d, const char *request,
+			  struct cfsbw_daemon__buf *reply, pid_t peer)
+{
+	char line[CFSBW_DAEMON_MAX_LINE];
+	snprintf(line, sizeof line, "%s", request);
+	line[strcspn(line, "\r\n")] = '\0';
+	char *p = line;
+	char *verb = next_word(&p);
+	char *path = verb ? next_word(&p) : NULL;
+	char what[4200];
+	int err;
+	if (!verb) {
+		cfsbw_daemon__buf_printf(reply, "empty request\n");
+		return -EINVAL;
+	}
+	if (!strcmp(verb, "ls") || !strcmp(verb, "stat")) {
+		struct cfsbw_group *g =
+			cfsbw_group_find(d->tree, path ? path : "/");
+		if (!g) {
+			put_error(reply, path, -ENOENT);
+			return -ENOENT;
+		}
+		if (!strcmp(verb, "ls"))
+			list_tree(g, reply);
+		else {
+			cfsbw_daemon__buf_printf(
+				reply, "# path quota_us period_us nr_periods "
+				       "nr_throttled throttled_time_ns "
+				       "usage_ns nr_procs\n");
+			stat_tree(d, g, reply);
+		}
+		return reply->failed ? -ENOMEM : 0;
+	}
+	if (!path) {
+		cfsbw_daemon__buf_printf(reply, "%s: a path is missing\n", verb);
+		return -EINVAL;
+	}
+	if (!strcmp(verb, "mkdir") || !strcmp(verb, "rmdir")) {
+		err = verb[0] == 'm' ? cfsbw_daemon_mkdir(d, path)
+				     : cfsbw_daemon_rmdir(d, path);
+		if (err) {
+			snprintf(what, sizeof what, "%s %s", verb, path);
+			put_error(reply, what, err);
+		}
+		return err;
+	}
+	if (!strcmp(verb, "get")) {
+		char *file = next_word(&p);
+		char *text;
+		long n = file ? cfsbw_daemon_read(d, path, file, &text)
+			      : -EINVAL;
+		if (n < 0) {
+			file_path(what, sizeof what, path, file ? file : "");
+			put_error(reply, what, (int)n);
+			return (int)n;
+		}
+		cfsbw_daemon__buf_add(reply, text, (size_t)n);
+		free(text);
+		return reply->failed ? -ENOMEM : 0;
+	}
+	if (!strcmp(verb, "set")) {
+		char *file = next_word(&p);
+		const char *value = p + strspn(p, " \t");
+		const char *rule = NULL;
+		err = file ? cfsbw_daemon_write(d, path, file, value, peer,
+						&rule)
+			   : -EINVAL;
+		if (err) {
+			file_path(what, sizeof what, path, file ? file : "");
+			if (err == -EINVAL || err == -ERANGE)
+				cfsbw_daemon__buf_printf(
+					reply, "%s: '%s' rejected: %s%s%s\n",
+					what, value, strerror(-err),
+					rule ? "; " : "", rule ? rule : "");
+			else
+				put_error(reply, what, err);
+		}
+		return err;
+	}
+	if (!strcmp(verb, "move")) {
+		/* "move PID PATH" (path is the PID's word here). */
+		char *pid_text = path;
+		char *to = next_word(&p);
+		char *end;
+		long pid = strtol(pid_text, &end, 10);
+		if (!to || *end || pid < 0 || pid > 0x7fffffff) {
+			cfsbw_daemon__buf_printf(reply, "move: expected "
+							"'move PID PATH'\n");
+			return -EINVAL;
+		}
+		if (pid == 0)
+			pid = peer;
+		err = cfsbw_daemon_move(d, (pid_t)pid, to);
+		if (err) {
+			snprintf(what, sizeof what, "move %ld to %s", pid, to);
+			put_error(reply, what, err);
+			if (err == -EPERM && d->drv && d->drv->place_reason)
+				cfsbw_daemon__buf_printf(
+					reply, "%s\n",
+					d->drv->place_reason(d->drv_ctx));
+		}
+		return err;
+	}
+	cfsbw_daemon__buf_printf(reply, "unknown request '%s'\n", verb);
+	return -EINVAL;
+}
+
+static void client_close(struct cfsbw_daemon__client *c)
+{
+	struct cfsbw_daemon *d = c->d;
+	for (struct cfsbw_daemon__client **pp = &d->clients; *pp;
+	     pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	d->drv->unwatch_fd(d->drv_ctx, c->fd);
+	close(c->fd);
+	free(c);
+}
+
+/* Write all of buf or fail: the client is dropped when it does not read. */
+static int send_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int client_serve_line(struct cfsbw_daemon__client *c, const char *line)
+{
+	struct cfsbw_daemon__buf reply = {0};
+	int err = cfsbw_daemon__request(c->d, line, &reply, c->pid);
+	if (reply.failed && !err)
+		err = -ENOMEM;
+	char head[64];
+	int n = snprintf(head, sizeof head, "%d %zu\n", -err, reply.len);
+	int rc = send_all(c->fd, head, (size_t)n) ||
+		 send_all(c->fd, reply.text ? reply.text : "", reply.len);
+	cfsbw_daemon__buf_free(&reply);
+	return rc;
+}
+
+static void on_client_readable(void *ctx, int fd)
+{
+	struct cfsbw_daemon__client *c = ctx;
+	ssize_t n = recv(fd, c->line + c->len, sizeof c->line - c->len, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		client_close(c);
+		return;
+	}
+	c->len += (size_t)n;
+	for (;;) {
+		char *nl = memchr(c->line, '\n', c->len);
+		if (!nl) {
+			if (c->len == sizeof c->line) {
+				cfsbw_daemon__logf(c->d, "a socket client sent "
+						      "a line over %d bytes; "
+						      "dropped",
+						   CFSBW_DAEMON_MAX_LINE);
+				client_close(c);
+			}
+			return;
+		}
+		*nl = '\0';
+		if (client_serve_line(c, c->line)) {
+			client_close(c);
+			return;
+		}
+		size_t used = (size_t)(nl + 1 - c->line);
+		memmove(c->line, nl + 1, c->len - used);
+		c->len -= used;
+	}
+}
+
+static void on_listen_readable(void *ctx, int fd)
+{
+	struct cfsbw_daemon *d = ctx;
+	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0)
+		return;
+	struct cfsbw_daemon__client *c = calloc(1, sizeof *c);
+	struct ucred cred;
+	socklen_t len = sizeof cred;
+	if (!c || getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
+	    d->drv->watch_fd(d->drv_ctx, cfd, on_client_readable, c)) {
+		free(c);
+		close(cfd);
+		return;
+	}
+	c->d = d;
+	c->fd = cfd;
+	c->pid = cred.pid;
+	c->next = d->clients;
+	d->clients = c;
+}
+
+static int sockaddr_of(const char *path, struct sockaddr_un *sa)
+{
+	memset(sa, 0, sizeof *sa);
+	sa->sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof sa->sun_path)
+		return -ENAMETOOLONG;
+	strcpy(sa->sun_path, path);
+	return 0;
+}
+
+int cfsbw_daemon_listen(struct cfsbw_daemon *d, const char *path)
+{
+	struct sockaddr_un sa;
+	int err = sockaddr_of(path, &sa);
+	if (err)
+		return err;
+	if (d->listen_fd >= 0)
+		return -EBUSY;
+	/* A socket file nobody answers on is a dead daemon's: replace it. */
+	int probe = cfsbw_daemon_connect(path);
+	if (probe >= 0) {
+		close(probe);
+		return -EADDRINUSE;
+	}
+	if (probe == -ECONNREFUSED)
+		unlink(path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	mode_t old = umask(0177);
+	int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
+	umask(old);
+	if (rc || listen(fd, 64)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	d->socket_path = strdup(path);
+	err = d->socket_path ? d->drv->watch_fd(d->drv_ctx, fd,
+						on_listen_readable, d)
+			     : -ENOMEM;
+	if (err) {
+		unlink(path);
+		free(d->socket_path);
+		d->socket_path = NULL;
+		close(fd);
+		return err;
+	}
+	d->listen_fd = fd;
+	return 0;
+}
+
+void cfsbw_daemon__socket_close(struct cfsbw_daemon *d)
+{
+	while (d->clients)
+		client_close(d->clients);
+	if (d->listen_fd >= 0) {
+		d->drv->unwatch_fd(d->drv_ctx, d->listen_fd);
+		close(d->listen_fd);
+		d->listen_fd = -1;
+	}
+	if (d->socket_path)
+		unlink(d->socket_path);
+	free(d->socket_path);
+	d->socket_path = NULL;
+}

@@ -1,0 +1,218 @@
+/*
+ * test_daemon.h - running `cfsbw daemon` from the tests: a daemon in a
+ * directory of its own (its mount, socket, state file and log), `cfsbw ctl`
+ * against it, and the files of its mount read and written with plain
+ * system calls, as a shell would.  Header-only so that each test program
+ * stays one file.
+ */
+#ifndef CFSBW_TEST_DAEMON_H
+#define CFSBW_TEST_DAEMON_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test_host.h"
+
+struct dmn {
+	pid_t pid;
+	bool mounted;           /* false: /dev/fuse is missing */
+	char dir[128];          /* holds everything below */
+	char mnt[160], sock[160], state[160], log[160];
+};
+
+/* Why mount tests cannot run here, or NULL when they can. */
+static inline const char *dmn_no_fuse(void)
+{
+	return access("/dev/fuse", R_OK | W_OK) ? "/dev/fuse is missing" : NULL;
+}
+
+static inline void dmn_paths(struct dmn *m)
+{
+	static unsigned seq;
+	snprintf(m->dir, sizeof m->dir, "/tmp/cfsbw-dtest-%d-%u", (int)getpid(),
+		 seq++);
+	snprintf(m->mnt, sizeof m->mnt, "%s/mnt", m->dir);
+	snprintf(m->sock, sizeof m->sock, "%s/sock", m->dir);
+	snprintf(m->state, sizeof m->state, "%s/state", m->dir);
+	snprintf(m->log, sizeof m->log, "%s/log", m->dir);
+	mkdir(m->dir, 0755);
+	mkdir(m->mnt, 0755);
+}
+
+/*
+ * Fork and exec argv (NULL-terminated), stdout to out_path and stderr to
+ * err_path (appended; NULL: inherited).  Returns the child's pid.
+ */
+static inline pid_t dmn_spawn(const char *const argv[], const char *out_path,
+			      const char *err_path)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	if (out_path)
+		dup2(open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
+	if (err_path)
+		dup2(open(err_path, O_WRONLY | O_CREAT | O_APPEND, 0644), 2);
+	/* execv's argv is char *const[]; the strings are not written. */
+	char *cargv[64];
+	int n = 0;
+	for (; argv[n] && n < 63; n++)
+		cargv[n] = (char *)(uintptr_t)argv[n];
+	cargv[n] = NULL;
+	execv(cargv[0], cargv);
+	_exit(126);
+}
+
+/*
+ * Start `cfsbw daemon` with extra (NULL-terminated) arguments and wait until
+ * its socket answers and its mount serves files (5 s at most).  Returns 0.
+ */
+static inline int dmn_start(struct dmn *m, const char *const extra[])
+{
+	const char *argv[32];
+	int n = 0;
+	argv[n++] = host_bin();
+	argv[n++] = "daemon";
+	argv[n++] = "--socket";
+	argv[n++] = m->sock;
+	m->mounted = !dmn_no_fuse();
+	if (m->mounted) {
+		argv[n++] = "--mount";
+		argv[n++] = m->mnt;
+	}
+	for (int i = 0; extra && extra[i] && n < 30; i++)
+		argv[n++] = extra[i];
+	argv[n] = NULL;
+	m->pid = dmn_spawn(argv, NULL, m->log);
+	char probe[200];
+	snprintf(probe, sizeof probe, "%s/cpu.stat", m->mnt);
+	for (int i = 0; i < 500; i++) {
+		struct stat st;
+		bool sock_ok = stat(m->sock, &st) == 0;
+		bool mnt_ok = !m->mounted || stat(probe, &st) == 0;
+		if (sock_ok && mnt_ok)
+			return 0;
+		if (waitpid(m->pid, NULL, WNOHANG) == m->pid)
+			return -1;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* SIGTERM, then the daemon's exit status (shell convention). */
+static inline int dmn_stop(struct dmn *m)
+{
+	int status = 0;
+	kill(m->pid, SIGTERM);
+	while (waitpid(m->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(status) ? WEXITSTATUS(status)
+				 : 128 + WTERMSIG(status);
+}
+
+/* Remove the daemon's directory (after dmn_stop). */
+static inline void dmn_clean(struct dmn *m)
+{
+	unlink(m->sock);
+	unlink(m->state);
+	unlink(m->log);
+	rmdir(m->mnt);
+	rmdir(m->dir);
+}
+
+/* A file of the mount: "/web" + "cpu.stat" -> MNT/web/cpu.stat. */
+static inline const char *dmn_path(const struct dmn *m, const char *group,
+				   const char *file)
+{
+	static char buf[4][512];
+	static unsigned k;
+	char *b = buf[k++ % 4];
+	snprintf(b, 512, "%s%s%s%s", m->mnt, strcmp(group, "/") ? group : "",
+		 file ? "/" : "", file ? file : "");
+	return b;
+}
+
+/* write(2) of text as `echo -n text > path` does: 0 or the errno. */
+static inline int dmn_write(const struct dmn *m, const char *group,
+			    const char *file, const char *text)
+{
+	int fd = open(dmn_path(m, group, file), O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int err = n < 0 ? errno : 0;
+	close(fd);
+	return err;
+}
+
+/* The whole file into buf: its length, or -errno. */
+static inline int dmn_read(const struct dmn *m, const char *group,
+			   const char *file, char *buf, size_t size)
+{
+	int fd = open(dmn_path(m, group, file), O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, size - 1 - len);
+		if (n < 0) {
+			int err = errno;
+			close(fd);
+			return -err;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (int)len;
+}
+
+struct ctl_result {
+	int exit_code;
+	char out[8192], err[4096];
+};
+
+/* Run `cfsbw ctl --socket SOCK args...` (NULL-terminated). */
+static inline void dmn_ctl(const struct dmn *m, struct ctl_result *r,
+			   const char *const args[])
+{
+	char op[200], ep[200];
+	snprintf(op, sizeof op, "%s/ctl.out", m->dir);
+	snprintf(ep, sizeof ep, "%s/ctl.err", m->dir);
+	const char *argv[32];
+	int n = 0;
+	argv[n++] = host_bin();
+	argv[n++] = "ctl";
+	argv[n++] = "--socket";
+	argv[n++] = m->sock;
+	for (int i = 0; args[i] && n < 30; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	unlink(ep);
+	pid_t pid = dmn_spawn(argv, op, ep);
+	int status;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status)
+					 : 128 + WTERMSIG(status);
+	slurp(op, r->out, sizeof r->out);
+	slurp(ep, r->err, sizeof r->err);
+	unlink(op);
+	unlink(ep);
+}
+
+#endif
