@@ -382,7 +382,8 @@ static int read_pids(struct cfsbw_daemon *d, struct cfsbw_group *g,
 		free(l.pids);
 		return -ENOMEM;
 	}
-	qsort(l.pids, l.nr, sizeof *l.pids, pid_cmp);
+	if (l.nr) /* qsort's array must not be NULL, even for 0 */
+		qsort(l.pids, l.nr, sizeof *l.pids, pid_cmp);
 	for (size_t i = 0; i < l.nr; i++)
 		cfsbw_daemon__buf_printf(b, "%d\n", (int)l.pids[i]);
 	free(l.pids);
