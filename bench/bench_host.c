@@ -85,24 +85,13 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = write(fd, text, strlen(text));
-	int err = n < 0 ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 static bool cgroup_setup(double limit)
 {
 	mkdir(CGROUP_DIR, 0755);
 	char q[32];
 	snprintf(q, sizeof q, "%d", (int)(limit * PERIOD_US + 0.5));
-	return write_file(CGROUP_DIR "/cpu.cfs_period_us", "100000") == 0 &&
-	       write_file(CGROUP_DIR "/cpu.cfs_quota_us", q) == 0;
+	return bench_write_file(CGROUP_DIR "/cpu.cfs_period_us", "100000") == 0 &&
+	       bench_write_file(CGROUP_DIR "/cpu.cfs_quota_us", q) == 0;
 }
 
 static void cgroup_stat(struct result *r)
@@ -172,7 +161,7 @@ static struct result run_one(const struct workload *w, enum limiter l,
 		if (l == L_KERNEL) {
 			char me[16];
 			snprintf(me, sizeof me, "%d", (int)getpid());
-			write_file(CGROUP_DIR "/cgroup.procs", me);
+			bench_write_file(CGROUP_DIR "/cgroup.procs", me);
 		}
 		bench_execv(argv);
 		_exit(127);

@@ -4,6 +4,8 @@
  */
 #include "programs.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,4 +54,15 @@ unsigned long long bench_json_u64(const char *json, const char *key)
 	snprintf(pat, sizeof pat, "\"%s\": ", key);
 	const char *p = strstr(json, pat);
 	return p ? strtoull(p + strlen(pat), NULL, 10) : 0;
+}
+
+int bench_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int err = n < 0 ? -errno : 0;
+	close(fd);
+	return err;
 }

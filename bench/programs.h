@@ -28,4 +28,7 @@ void bench_execv(const char *const argv[]);
 /* The unsigned number after "key": in json, or 0 if it is not there. */
 unsigned long long bench_json_u64(const char *json, const char *key);
 
+/* Write text to the file at path (a cgroup file); 0 or -errno. */
+int bench_write_file(const char *path, const char *text);
+
 #endif

@@ -1,0 +1,627 @@
+/*
+ * fidelity_kernel.c - a simulator scenario run on this machine's kernel
+ * (see fidelity_kernel.h).
+ *
+ * Layout: one parent group per benchmark process, cfsbw-fidelity.PID, with
+ * cpu.shares 262144 (v2: cpu.weight 10000), the largest the kernel takes:
+ * a task outside it weighs 1024 against 262144, so the other work on a
+ * shared machine takes about 0.4% of a CPU the scenario wants, not half.
+ * A scenario group /a/b is PARENT/a/b; tasks of "/" run in PARENT itself.
+ * On cgroup v1 the cpu and cpuacct hierarchies are mounted apart here, so
+ * every group is made in both: cpu for the limits and cpu.stat, cpuacct for
+ * the usage.
+ *
+ * Tasks are processes forked from the benchmark, one per task: each joins
+ * its group, says so on a pipe and waits on another until all have joined,
+ * then runs its workload until it is killed.  They die with the benchmark
+ * (PR_SET_PDEATHSIG).
+ */
+#include "fidelity_kernel.h"
+#include "programs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define V1_CPU "/sys/fs/cgroup/cpu"
+#define V1_ACCT "/sys/fs/cgroup/cpuacct"
+#define V2_ROOT "/sys/fs/cgroup"
+#define PREFIX "cfsbw-fidelity."
+#define MAX_PROCS 1024
+#define MAX_DIRS 256
+
+static int version; /* 1 or 2 */
+static char cpu_base[256], acct_base[256];
+
+/* What the signal handler must undo: processes, then groups, deepest last
+ * made first removed. */
+static pid_t procs[MAX_PROCS];
+static volatile sig_atomic_t nr_procs;
+static char dirs[MAX_DIRS][320];
+static volatile sig_atomic_t nr_dirs;
+
+static int64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int read_str(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, size - 1);
+	int rc = n < 0 ? -errno : 0;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return rc;
+}
+
+/* Kill and reap every task, remove every group: async-signal-safe. */
+static void undo(void)
+{
+	for (int i = 0; i < nr_procs; i++)
+		kill(procs[i], SIGKILL);
+	for (int i = 0; i < nr_procs; i++)
+		waitpid(procs[i], NULL, 0);
+	nr_procs = 0;
+	for (int i = nr_dirs - 1; i >= 0; i--)
+		rmdir(dirs[i]);
+	nr_dirs = 0;
+}
+
+static void on_signal(int sig)
+{
+	undo();
+	rmdir(cpu_base);
+	if (version == 1)
+		rmdir(acct_base);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int make_dir(const char *path)
+{
+	if (nr_dirs >= MAX_DIRS)
+		return -ENOSPC;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	snprintf(dirs[nr_dirs], sizeof dirs[0], "%s", path);
+	nr_dirs++;
+	return 0;
+}
+
+/* Remove a dead run's tree, children first (cgroup dirs hold only files
+ * the kernel makes, so rmdir is all it takes). */
+static void remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	if (d) {
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (e->d_type != DT_DIR || e->d_name[0] == '.')
+				continue;
+			char sub[512];
+			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+			remove_tree(sub);
+		}
+		closedir(d);
+	}
+	rmdir(path);
+}
+
+static void remove_dead_runs(const char *root)
+{
+	DIR *d = opendir(root);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, PREFIX, strlen(PREFIX)))
+			continue;
+		long pid = strtol(e->d_name + strlen(PREFIX), NULL, 10);
+		if (pid > 0 && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+			char sub[512];
+			snprintf(sub, sizeof sub, "%s/%s", root, e->d_name);
+			remove_tree(sub);
+		}
+	}
+	closedir(d);
+}
+
+const char *fk_cgroup_version(void)
+{
+	return version == 2 ? "cgroup v2" : "cgroup v1";
+}
+
+int fk_setup(char *err, size_t errlen)
+{
+	char buf[256];
+	if (access(V1_CPU "/cpu.shares", F_OK) == 0 &&
+	    access(V1_ACCT "/cpuacct.usage", F_OK) == 0) {
+		version = 1;
+		snprintf(cpu_base, sizeof cpu_base, V1_CPU "/" PREFIX "%d",
+			 (int)getpid());
+		snprintf(acct_base, sizeof acct_base, V1_ACCT "/" PREFIX "%d",
+			 (int)getpid());
+	} else if (read_str(V2_ROOT "/cgroup.controllers", buf, sizeof buf) ==
+			   0 &&
+		   strstr(buf, "cpu")) {
+		version = 2;
+		snprintf(cpu_base, sizeof cpu_base, V2_ROOT "/" PREFIX "%d",
+			 (int)getpid());
+	} else {
+		snprintf(err, errlen, "no cgroup cpu controller at " V1_CPU
+				      " (with " V1_ACCT ") or " V2_ROOT);
+		return -1;
+	}
+	remove_dead_runs(version == 1 ? V1_CPU : V2_ROOT);
+	if (version == 1)
+		remove_dead_runs(V1_ACCT);
+	if (version == 2)
+		bench_write_file(V2_ROOT "/cgroup.subtree_control", "+cpu");
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	int rc = mkdir(cpu_base, 0755) < 0 ? -errno : 0;
+	if (!rc && version == 1)
+		rc = mkdir(acct_base, 0755) < 0 ? -errno : 0;
+	if (!rc) {
+		char f[320];
+		snprintf(f, sizeof f, "%s/%s", cpu_base,
+			 version == 1 ? "cpu.shares" : "cpu.weight");
+		rc = bench_write_file(f, version == 1 ? "262144" : "10000");
+		if (!rc && version == 2) {
+			snprintf(f, sizeof f, "%s/cgroup.subtree_control",
+				 cpu_base);
+			rc = bench_write_file(f, "+cpu");
+		}
+	}
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", cpu_base, strerror(-rc));
+		fk_teardown();
+		return -1;
+	}
+	return 0;
+}
+
+void fk_teardown(void)
+{
+	undo();
+	rmdir(cpu_base);
+	if (version == 1)
+		rmdir(acct_base);
+}
+
+/* Write one scenario setting; v2 gets the v1 files translated. */
+static int write_setting(const char *dir, const struct sim_setting *st,
+			 char *v2_max, size_t v2_len)
+{
+	char f[400], v[64];
+	const char *file = st->file, *val = st->value;
+	if (version == 2) {
+		char quota[32] = "max", period[32] = "100000";
+		sscanf(v2_max, "%31s %31s", quota, period);
+		if (!strcmp(file, "cpu.cfs_quota_us")) {
+			long long q = strtoll(val, NULL, 10);
+			snprintf(v2_max, v2_len, "%s %s",
+				 q < 0 ? "max" : val, period);
+			file = "cpu.max", val = v2_max;
+		} else if (!strcmp(file, "cpu.cfs_period_us")) {
+			snprintf(v2_max, v2_len, "%s %s", quota, val);
+			file = "cpu.max", val = v2_max;
+		} else if (!strcmp(file, "cpu.shares")) {
+			/* the kernel's own mapping of shares to weight */
+			unsigned long long s = strtoull(val, NULL, 10);
+			snprintf(v, sizeof v, "%llu",
+				 1 + (s - 2) * 9999 / 262142);
+			file = "cpu.weight", val = v;
+		} else if (!strcmp(file, "cpu.cfs_burst_us")) {
+			file = "cpu.max.burst";
+		}
+	} else if (!strcmp(file, "cpu.max")) {
+		char q[32] = "", p[32] = "100000";
+		sscanf(val, "%31s %31s", q, p);
+		snprintf(f, sizeof f, "%s/cpu.cfs_period_us", dir);
+		int rc = bench_write_file(f, p);
+		if (rc)
+			return rc;
+		file = "cpu.cfs_quota_us";
+		val = strcmp(q, "max") ? q : "-1";
+		snprintf(v, sizeof v, "%s", val);
+		val = v;
+	}
+	if (strncmp(file, "cpu.", 4) || strchr(file, '/') ||
+	    !strcmp(file, "cpu.cfs_runtime_us"))
+		return -EOPNOTSUPP;
+	snprintf(f, sizeof f, "%s/%s", dir, file);
+	return bench_write_file(f, val);
+}
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int64_t rand_exp(uint64_t *s, int64_t mean_ns)
+{
+	double u = ((double)(splitmix(s) >> 11) + 0.5) / 9007199254740992.0;
+	return (int64_t)(-log(u) * (double)mean_ns);
+}
+
+static void spin_cpu(int64_t cpu_ns)
+{
+	int64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
+	while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = {(time_t)(t / 1000000000), (long)(t % 1000000000)};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+/* A task: the simulator's workloads (src/sim/workload.c), on a real CPU. */
+static void workload(const struct sim_task_spec *t, uint64_t rng)
+{
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	switch (t->workload) {
+	case SIM_WL_BUSY:
+		for (;;)
+			;
+	case SIM_WL_DUTY: {
+		int64_t phase = t->phase_ns,
+			cycle = t->run_ns + t->sleep_ns;
+		if (t->phase_random)
+			phase = (int64_t)(splitmix(&rng) % (uint64_t)cycle);
+		if (phase > 0)
+			sleep_until(t0 + phase);
+		for (;;) {
+			spin_cpu(t->run_ns);
+			sleep_until(now_ns(CLOCK_MONOTONIC) + t->sleep_ns);
+		}
+	}
+	case SIM_WL_REQUESTS: {
+		/* One server, FIFO: serve what has arrived, else sleep to the
+		 * next arrival; a service time drawn when it starts. */
+		int64_t next = t0 + rand_exp(&rng, t->mean_gap_ns);
+		uint64_t queued = 0;
+		for (;;) {
+			int64_t now = now_ns(CLOCK_MONOTONIC);
+			while (next <= now) {
+				queued++;
+				next += rand_exp(&rng, t->mean_gap_ns);
+			}
+			if (!queued) {
+				sleep_until(next);
+				continue;
+			}
+			queued--;
+			spin_cpu(t->service_exp ? rand_exp(&rng, t->service_ns)
+						: t->service_ns);
+		}
+	}
+	case SIM_WL_TRACE:
+	case SIM_WL_COUNT:
+		break;
+	}
+	_exit(3);
+}
+
+static int join_group(const char *cpu_dir, const char *acct_dir)
+{
+	char f[400], me[32];
+	snprintf(me, sizeof me, "%d", (int)getpid());
+	snprintf(f, sizeof f, "%s/cgroup.procs", cpu_dir);
+	int rc = bench_write_file(f, me);
+	if (!rc && version == 1) {
+		snprintf(f, sizeof f, "%s/cgroup.procs", acct_dir);
+		rc = bench_write_file(f, me);
+	}
+	return rc;
+}
+
+/* Busy and steal time of the whole machine, from /proc/stat's cpu line. */
+static void machine_time(int64_t *busy_ns, int64_t *steal_ns)
+{
+	char buf[512];
+	unsigned long long v[8] = {0};
+	*busy_ns = *steal_ns = 0;
+	if (read_str("/proc/stat", buf, sizeof buf) ||
+	    sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+		return;
+	int64_t tick_ns = 1000000000 / sysconf(_SC_CLK_TCK);
+	/* user nice system [idle iowait] irq softirq; steal apart */
+	*busy_ns = (int64_t)(v[0] + v[1] + v[2] + v[5] + v[6]) * tick_ns;
+	*steal_ns = (int64_t)v[7] * tick_ns;
+}
+
+static int64_t stat_field(const char *text, const char *key)
+{
+	const char *p = text;
+	size_t n = strlen(key);
+	while ((p = strstr(p, key))) {
+		if ((p == text || p[-1] == '\n') && p[n] == ' ')
+			return strtoll(p + n + 1, NULL, 10);
+		p += n;
+	}
+	return 0;
+}
+
+/* The group's counters now: usage and cpu.stat, in ns. */
+static void snapshot(const char *cpu_dir, const char *acct_dir,
+		     struct fk_group *g)
+{
+	char f[400], buf[1024];
+	memset(g, 0, sizeof *g);
+	snprintf(f, sizeof f, "%s/cpu.stat", cpu_dir);
+	if (read_str(f, buf, sizeof buf))
+		return;
+	g->nr_periods = (uint64_t)stat_field(buf, "nr_periods");
+	g->nr_throttled = (uint64_t)stat_field(buf, "nr_throttled");
+	if (version == 1) {
+		g->throttled_ns = stat_field(buf, "throttled_time");
+		snprintf(f, sizeof f, "%s/cpuacct.usage", acct_dir);
+		if (!read_str(f, buf, sizeof buf))
+			g->usage_ns = strtoll(buf, NULL, 10);
+	} else {
+		g->throttled_ns = stat_field(buf, "throttled_usec") * 1000;
+		g->usage_ns = stat_field(buf, "usage_usec") * 1000;
+	}
+}
+
+static void group_dirs(const char *path, char *cpu_dir, char *acct_dir,
+		       size_t len)
+{
+	if (!strcmp(path, "/"))
+		path = "";
+	snprintf(cpu_dir, len, "%s%s", cpu_base, path);
+	snprintf(acct_dir, len, "%s%s", acct_base, path);
+}
+
+static int make_groups(const struct sim_scenario *sc, char *err,
+		       size_t errlen)
+{
+	char cpu_dir[320], acct_dir[320];
+	for (size_t i = 0; i < sc->nr_groups; i++) {
+		const struct sim_group_spec *g = &sc->groups[i];
+		group_dirs(g->path, cpu_dir, acct_dir, sizeof cpu_dir);
+		if (!strcmp(g->path, "/")) {
+			if (g->nr_settings) {
+				snprintf(err, errlen, "line %u: the root group "
+					 "is the benchmark's parent: its files "
+					 "stay as they are", g->line);
+				return -1;
+			}
+			continue;
+		}
+		int rc = make_dir(cpu_dir);
+		if (!rc && version == 1)
+			rc = make_dir(acct_dir);
+		char v2_max[80] = "max 100000";
+		for (size_t k = 0; !rc && k < g->nr_settings; k++) {
+			rc = write_setting(cpu_dir, &g->settings[k], v2_max,
+					   sizeof v2_max);
+			if (rc) {
+				snprintf(err, errlen, "line %u: %s=%s: %s",
+					 g->line, g->settings[k].file,
+					 g->settings[k].value, strerror(-rc));
+				return -1;
+			}
+		}
+		if (!rc && version == 2) {
+			char f[400];
+			snprintf(f, sizeof f, "%s/cgroup.subtree_control",
+				 cpu_dir);
+			bench_write_file(f, "+cpu");
+		}
+		if (rc) {
+			snprintf(err, errlen, "line %u: %s: %s", g->line,
+				 cpu_dir, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int start_tasks(const struct sim_scenario *sc, uint64_t seed,
+		       int ready_rd, int ready_wr, int go_rd, int go_wr,
+		       char *err, size_t errlen)
+{
+	char cpu_dir[320], acct_dir[320];
+	for (size_t i = 0; i < sc->nr_tasks; i++) {
+		const struct sim_task_spec *t = &sc->tasks[i];
+		if (t->workload == SIM_WL_TRACE) {
+			snprintf(err, errlen, "line %u: trace workloads run "
+				 "in the simulator only", t->line);
+			return -1;
+		}
+		group_dirs(t->group, cpu_dir, acct_dir, sizeof cpu_dir);
+		for (unsigned k = 0; k < t->count; k++) {
+			if (nr_procs >= MAX_PROCS) {
+				snprintf(err, errlen, "line %u: more than %d "
+					 "tasks", t->line, MAX_PROCS);
+				return -1;
+			}
+			pid_t pid = fork();
+			if (pid < 0) {
+				snprintf(err, errlen, "fork: %s",
+					 strerror(errno));
+				return -1;
+			}
+			if (pid == 0) {
+				signal(SIGINT, SIG_DFL);
+				signal(SIGTERM, SIG_DFL);
+				signal(SIGHUP, SIG_DFL);
+				prctl(PR_SET_PDEATHSIG, SIGKILL);
+				/* the simulator's sleeps end on time: no
+				 * 50 us of timer slack */
+				prctl(PR_SET_TIMERSLACK, 1UL);
+				close(ready_rd);
+				close(go_wr);
+				char c = join_group(cpu_dir, acct_dir) ? 'E'
+								       : 'k';
+				if (write(ready_wr, &c, 1) != 1 || c == 'E')
+					_exit(2);
+				if (read(go_rd, &c, 1) < 0)
+					_exit(2);
+				uint64_t rng = seed ^ ((uint64_t)t->line << 32) ^
+					       k;
+				splitmix(&rng);
+				workload(t, rng);
+			}
+			procs[nr_procs] = pid;
+			nr_procs++;
+		}
+	}
+	return 0;
+}
+
+int fk_run(const struct sim_scenario *sc, int64_t duration_ns, uint64_t seed,
+	   struct fk_group *groups, struct fk_load *load, char *err,
+	   size_t errlen)
+{
+	int ready[2], go[2], rc = -1;
+	char buf[128], cpu_dir[320], acct_dir[320];
+	memset(load, 0, sizeof *load);
+	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (make_groups(sc, err, errlen) ||
+	    start_tasks(sc, seed, ready[0], ready[1], go[0], go[1], err,
+			errlen))
+		goto out;
+	close(ready[1]);
+	ready[1] = -1;
+	for (int i = 0; i < nr_procs; i++) {
+		char c;
+		if (read(ready[0], &c, 1) != 1 || c != 'k') {
+			snprintf(err, errlen, "a task could not join its "
+				 "group");
+			goto out;
+		}
+	}
+	if (!read_str("/proc/loadavg", buf, sizeof buf))
+		load->loadavg1 = strtod(buf, NULL);
+	struct fk_group *start = calloc(sc->nr_groups + 1, sizeof *start);
+	if (!start) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	int64_t busy0, steal0, busy1, steal1;
+	for (size_t i = 0; i < sc->nr_groups; i++) {
+		group_dirs(sc->groups[i].path, cpu_dir, acct_dir,
+			   sizeof cpu_dir);
+		snapshot(cpu_dir, acct_dir, &start[i]);
+	}
+	snapshot(cpu_base, acct_base, &start[sc->nr_groups]);
+	machine_time(&busy0, &steal0);
+	int64_t t0 = now_ns(CLOCK_MONOTONIC);
+	close(go[1]); /* every task starts */
+	go[1] = -1;
+	sleep_until(t0 + duration_ns);
+	int64_t wall = now_ns(CLOCK_MONOTONIC) - t0;
+	struct fk_group all;
+	for (size_t i = 0; i < sc->nr_groups; i++) {
+		group_dirs(sc->groups[i].path, cpu_dir, acct_dir,
+			   sizeof cpu_dir);
+		snapshot(cpu_dir, acct_dir, &groups[i]);
+	}
+	snapshot(cpu_base, acct_base, &all);
+	machine_time(&busy1, &steal1);
+	for (size_t i = 0; i < sc->nr_groups; i++) {
+		groups[i].usage_ns -= start[i].usage_ns;
+		groups[i].nr_periods -= start[i].nr_periods;
+		groups[i].nr_throttled -= start[i].nr_throttled;
+		groups[i].throttled_ns -= start[i].throttled_ns;
+	}
+	int64_t ours = all.usage_ns - start[sc->nr_groups].usage_ns;
+	free(start);
+	load->others_cores = (double)(busy1 - busy0 - ours) / (double)wall;
+	if (load->others_cores < 0)
+		load->others_cores = 0;
+	load->steal_cores = (double)(steal1 - steal0) / (double)wall;
+	rc = 0;
+out:
+	undo();
+	for (int i = 0; i < 2; i++) {
+		if (ready[i] >= 0)
+			close(ready[i]);
+		if (go[i] >= 0)
+			close(go[i]);
+	}
+	return rc;
+}
+
+unsigned fk_kernel_hz(const char **how)
+{
+	struct utsname u;
+	char path[400], line[256];
+	unsigned hz = 0;
+	uname(&u);
+	snprintf(path, sizeof path, "/boot/config-%s", u.release);
+	FILE *f = fopen(path, "r");
+	*how = "kernel config";
+	if (!f)
+		f = popen("zcat /proc/config.gz 2>/dev/null", "r");
+	if (f) {
+		while (fgets(line, sizeof line, f))
+			if (sscanf(line, "CONFIG_HZ=%u", &hz) == 1)
+				break;
+		/* a popen'd stream must be pclose'd; fclose of it would leak */
+		if (access(path, F_OK) == 0)
+			fclose(f);
+		else
+			pclose(f);
+	}
+	if (hz)
+		return hz;
+	/* Measured: jiffies in /proc/timer_list, 200 ms apart, rounded to
+	 * the HZ values Linux offers. */
+	*how = "measured";
+	unsigned long long j[2] = {0, 0};
+	int64_t t[2];
+	for (int i = 0; i < 2; i++) {
+		FILE *tl = fopen("/proc/timer_list", "r");
+		t[i] = now_ns(CLOCK_MONOTONIC);
+		while (tl && fgets(line, sizeof line, tl))
+			if (sscanf(line, "jiffies: %llu", &j[i]) == 1)
+				break;
+		if (tl)
+			fclose(tl);
+		if (!i)
+			sleep_until(t[0] + 200000000);
+	}
+	double rate = (double)(j[1] - j[0]) * 1e9 / (double)(t[1] - t[0]);
+	static const unsigned offered[] = {100, 250, 300, 1000};
+	hz = 250;
+	for (size_t i = 0; i < sizeof offered / sizeof offered[0]; i++)
+		if (fabs(rate - offered[i]) < fabs(rate - hz))
+			hz = offered[i];
+	return hz;
+}

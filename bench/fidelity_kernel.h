@@ -1,0 +1,62 @@
+/*
+ * fidelity_kernel.h - a scenario of `cfsbw sim` run on this machine's
+ * kernel: its groups become cgroups (v1 cpu + cpuacct, or v2 cpu), its
+ * tasks processes that do what the simulator's workloads do.  Used by
+ * bench/bench_fidelity.c only; needs root and a writable cgroup cpu
+ * controller.  Everything made here is removed again, on error, on
+ * SIGINT/SIGTERM/SIGHUP too; a run killed with SIGKILL leaves its cgroups,
+ * which the next run removes (their owner is dead).
+ */
+#ifndef CFSBW_BENCH_FIDELITY_KERNEL_H
+#define CFSBW_BENCH_FIDELITY_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/sim.h"
+
+/* What the kernel did to one group of the scenario over the run. */
+struct fk_group {
+	int64_t usage_ns;      /* CPU time of its subtree (cpuacct.usage) */
+	uint64_t nr_periods;   /* cpu.stat growth over the run */
+	uint64_t nr_throttled;
+	int64_t throttled_ns;
+};
+
+/* What else the machine did during the run. */
+struct fk_load {
+	double others_cores; /* CPU busy outside the scenario, cores */
+	double steal_cores;  /* time the hypervisor took, cores */
+	double loadavg1;     /* /proc/loadavg at the start */
+};
+
+/*
+ * Find the cgroup cpu controller, remove what dead runs left, and make the
+ * parent of this process's groups, with the largest cpu.shares (or
+ * cpu.weight) so that tasks outside it barely compete.  Installs the
+ * cleanup on SIGINT, SIGTERM and SIGHUP.  Returns 0, or -1 with why in
+ * err (no cgroup, not root).
+ */
+int fk_setup(char *err, size_t errlen);
+
+/* "cgroup v1" or "cgroup v2" (after fk_setup). */
+const char *fk_cgroup_version(void);
+
+/*
+ * Run sc on the kernel for duration_ns of wall time: make its groups
+ * (each setting written as the scenario says), start its tasks together,
+ * measure, kill them and remove the groups.  groups[i] is sc->groups[i].
+ * Random phases and arrivals are drawn from seed.  Returns 0, or -1 with
+ * the scenario line and the kernel's error in err.
+ */
+int fk_run(const struct sim_scenario *sc, int64_t duration_ns, uint64_t seed,
+	   struct fk_group *groups, struct fk_load *load, char *err,
+	   size_t errlen);
+
+/* Remove the parent group (at the end; also done on a signal). */
+void fk_teardown(void);
+
+/* The kernel's HZ: its config, or measured from /proc/timer_list. */
+unsigned fk_kernel_hz(const char **how);
+
+#endif
