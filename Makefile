@@ -88,7 +88,7 @@ FUSE_LIBS := $(shell pkg-config --static --libs fuse3)
 DAEMON_TEST_BIN := $(filter $(BUILD)/tests/test_daemon%,$(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)))
 BIN := $(BUILD)/cfsbw
 
-.PHONY: all test bench demo install uninstall clean
+.PHONY: all test check-symbols bench demo install uninstall clean
 
 all: $(LIB) $(DAEMON_LIB) $(BIN) $(TEST_BIN) $(BENCH_BIN) $(PROG_BIN)
 
@@ -132,7 +132,12 @@ $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BENCH_LIB_OBJ) $(LIB)
 TEST_ENV := CFSBW_BIN=$(abspath $(BIN)) CFSBW_PROGS=$(abspath $(BUILD)/tests/progs)
 
 test: $(TEST_BIN) $(BIN) $(PROG_BIN)
-	@$(TEST_ENV) sh tests/run.sh $(TEST_BIN)
+	@$(TEST_ENV) CFSBW_BUILD=$(BUILD) sh tests/run.sh $(TEST_BIN) tests/check_symbols.sh
+
+# The core's file-level call graph (from nm) and the library's names: the
+# checks of tests/check_symbols.sh, with the graph printed.
+check-symbols: $(LIB)
+	@CFSBW_BUILD=$(BUILD) sh tests/check_symbols.sh --graph core sim host
 
 # Benchmarks: each bench/bench_*.c program, then each bench/*.sh script.
 bench: $(BENCH_BIN) $(BIN) $(PROG_BIN)

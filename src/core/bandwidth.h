@@ -2,14 +2,21 @@
  * bandwidth.h - the core's private header: the objects behind the opaque
  * types of cfsbw.h, and the internal interfaces between the core's files.
  *
- *   tree.c       the tree of groups, their life cycle, memory
- *   account.c    charging (R5, R6, R7): the fast path and the slice request
- *   hierarchy.c  effective throttling (R11), runnable counts (R9), offline
- *   period.c     the period and slack timers (R10), reconfiguration (R4)
- *   hardlimits.c the hard-limits policy (seeds 009-011)
- *   files.c      the file interface (section 2, R2)
- *   parse.c      integers as the kernel parses them, durations
- *   policy.c     policy names and defaults (R1)
+ * One mechanism; each policy is a table of its steps (struct
+ * cfsbw_policy_steps, one file per policy).  The files, each calling only
+ * the ones below it (`make check-core-calls` checks it):
+ *
+ *   files.c       the file interface (section 2, R2)
+ *   period.c      timer expiries (R10) and reconfiguration (R4)
+ *   account.c     charging (R5, R6, R7): the fast path and the slow path
+ *   runqueue.c    tasks coming and going (R9, R10), a runqueue going away
+ *   tree.c        the tree of groups, their life cycle, memory
+ *   policy.c      policy names, and the table of each policy's steps (R1)
+ *   policy_v4.c, policy_upstream.c, policy_hardlimits.c   the steps
+ *   throttle.c    throttling an account and releasing it (R7, R10, R12)
+ *   hierarchy.c   what a throttle means above and below (R11, R9)
+ *   pool.c        the pool: runtime taken and given back, its timer (R6)
+ *   parse.c       durations
  *
  * Ownership, as in seed 003: an account's runtime_remaining and h_nr_running
  * belong to the thread driving its runqueue while the account is not
@@ -123,6 +130,7 @@ struct cfsbw_group {
 struct cfsbw_tree {
 	unsigned nr_rq;
 	enum cfsbw_policy policy;
+	const struct cfsbw_policy_steps *steps;
 	int64_t slice_ns; /* sched_cfs_bandwidth_slice_us, in ns */
 	struct cfsbw_ops ops;
 	void *ctx;
@@ -157,45 +165,91 @@ static inline bool account_is_throttled(const struct cfsbw_account *a)
  * Pre-order walk of the subtree rooted at top: returns the group after pos,
  * or NULL when the subtree is done.  No recursion, no allocation.
  */
-struct cfsbw_group *__group_next_pre(struct cfsbw_group *pos,
-				     struct cfsbw_group *top);
+static inline struct cfsbw_group *group_next_pre(struct cfsbw_group *pos,
+						 struct cfsbw_group *top)
+{
+	if (pos->first_child)
+		return pos->first_child;
+	while (pos != top) {
+		if (pos->next_sibling)
+			return pos->next_sibling;
+		pos = pos->parent;
+	}
+	return NULL;
+}
 
-/* policy.c */
-int64_t __policy_default_period_ns(enum cfsbw_policy policy);
-int64_t __policy_default_slice_ns(enum cfsbw_policy policy);
+/*
+ * A policy: the steps in which policies differ, called by the mechanism
+ * (SPEC section 6).  Steps marked "pool lock held" are called with g's
+ * pool lock held and never take it.  A NULL step does nothing.
+ */
+struct cfsbw_policy_steps {
+	int64_t default_period_ns; /* R1 */
+	int64_t default_slice_ns;  /* R1: sched_cfs_bandwidth_slice_us */
+	bool has_burst;            /* cpu.cfs_burst_us, cpu.stat's bursts */
+	/* An account starts afresh: created, or its group reconfigured (R4). */
+	void (*account_reset)(struct cfsbw_group *g, struct cfsbw_account *a);
+	/*
+	 * R6: a's runtime ran out on a charge (a is not throttled): refill it.
+	 * Returns true when a must throttle (R7).  Pool lock held.
+	 */
+	bool (*refill)(struct cfsbw_group *g, struct cfsbw_account *a,
+		       int64_t now_ns);
+	/*
+	 * R10: the period timer fired, overrun periods late (>= 1).  Returns
+	 * false when the timer may stop.  Pool lock held.
+	 */
+	bool (*refresh)(struct cfsbw_group *g, int64_t overrun, int64_t now_ns);
+	/*
+	 * a's runqueue goes away: what a holds goes back, and a starts afresh.
+	 * Fires no callback.  Pool lock held.
+	 */
+	void (*offline)(struct cfsbw_group *g, struct cfsbw_account *a,
+			int64_t now_ns);
+	/* a, not throttled, has no runnable task left.  Takes the pool lock. */
+	void (*went_idle)(struct cfsbw_group *g, struct cfsbw_account *a,
+			  int64_t now_ns);
+	/* The slack timer fired: the next expiry or CFSBW_TIMER_STOP.  Pool
+	 * lock held. */
+	int64_t (*slack_timer_fire)(struct cfsbw_group *g, int64_t now_ns);
+};
+
+/* policy.c: the steps of a policy (< CFSBW_POLICY_COUNT). */
+const struct cfsbw_policy_steps *cfsbw__policy_steps(enum cfsbw_policy p);
+/* policy_v4.c, policy_upstream.c, policy_hardlimits.c */
+extern const struct cfsbw_policy_steps cfsbw__policy_v4;
+extern const struct cfsbw_policy_steps cfsbw__policy_upstream;
+extern const struct cfsbw_policy_steps cfsbw__policy_hardlimits;
 
 /* tree.c: recompute bw_up below g after g's quota became (un)limited. */
-void __group_update_bw_links(struct cfsbw_group *g);
+void cfsbw__group_update_bw_links(struct cfsbw_group *g);
 
-/* account.c, under the pool lock */
-void __account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
-			int64_t now_ns);
-void __account_unthrottle(struct cfsbw_group *g, struct cfsbw_account *a,
-			  int64_t now_ns);
+/* period.c: R4, validated by the caller (files.c). */
+int cfsbw__group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
+			       int64_t quota_ns, int64_t burst_ns,
+			       int64_t now_ns);
+
+/* throttle.c, pool lock held */
+void cfsbw__account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
+			     int64_t now_ns);
+void cfsbw__account_unthrottle(struct cfsbw_group *g, struct cfsbw_account *a,
+			       int64_t now_ns);
+/* R10: hand the pool to throttled accounts, in the order they throttled:
+ * a slice each (v4), or what clears each one's debt (upstream). */
+void cfsbw__distribute_slices(struct cfsbw_group *g, int64_t now_ns);
+void cfsbw__distribute_debts(struct cfsbw_group *g, int64_t now_ns);
 
 /* hierarchy.c: R11 and R9 bookkeeping when an account (un)throttles. */
-void __hierarchy_throttle(struct cfsbw_group *g, unsigned rq);
-void __hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
-			    int64_t now_ns);
-void __account_add_h_nr(struct cfsbw_group *g, struct cfsbw_account *a,
-			int delta);
+void cfsbw__hierarchy_throttle(struct cfsbw_group *g, unsigned rq);
+void cfsbw__hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
+				 int64_t now_ns);
+void cfsbw__account_add_h_nr(struct cfsbw_group *g, struct cfsbw_account *a,
+			     int delta);
 
-/* period.c */
-void __pool_start_timer(struct cfsbw_group *g, int64_t now_ns);
-int64_t __pool_take(struct cfsbw_group *g, int64_t want_ns);
-int __group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
-			  int64_t quota_ns, int64_t burst_ns, int64_t now_ns);
-void __upstream_return_slack(struct cfsbw_group *g, struct cfsbw_account *a,
-			     int64_t now_ns);
-void __pool_return(struct cfsbw_group *g, int64_t amount_ns, int64_t now_ns);
-
-/* hardlimits.c */
-bool __hardlimits_charge(struct cfsbw_group *g, struct cfsbw_account *a,
-			 int64_t now_ns);
-bool __hardlimits_refresh(struct cfsbw_group *g, int64_t overrun,
-			  int64_t now_ns);
-void __hardlimits_reset(struct cfsbw_group *g);
-void __hardlimits_offline(struct cfsbw_group *g, struct cfsbw_account *a);
+/* pool.c, pool lock held */
+void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns);
+int64_t cfsbw__pool_take(struct cfsbw_group *g, int64_t want_ns);
+void cfsbw__pool_return(struct cfsbw_group *g, int64_t amount_ns);
 
 /* Limits of R2 (linux-upstream.md section 2). */
 #define MIN_CFS_QUOTA_US INT64_C(1000)

@@ -155,7 +155,7 @@ static int set_bandwidth_us(struct cfsbw_group *g, int64_t period_us,
 	}
 	int64_t quota_ns = quota_us < 0 ? CFSBW_RUNTIME_INF
 					: quota_us * CFSBW_NSEC_PER_USEC;
-	return __group_set_bandwidth(g, period_us * CFSBW_NSEC_PER_USEC,
+	return cfsbw__group_set_bandwidth(g, period_us * CFSBW_NSEC_PER_USEC,
 				     quota_ns, burst_us * CFSBW_NSEC_PER_USEC,
 				     now_ns);
 }
@@ -293,14 +293,14 @@ static int max_write(struct cfsbw_group *g, const char *text, int64_t now_ns)
 static int stat_read(struct cfsbw_group *g, char *buf, size_t size)
 {
 	struct cfsbw_stats st;
-	bool upstream = g->tree->policy == CFSBW_POLICY_UPSTREAM;
+	bool bursts = g->tree->steps->has_burst;
 	size_t used = 0;
 
 	cfsbw_group_stats(g, &st);
 	if (size)
 		buf[0] = '\0';
 #define STAT_LINE(name, upstream_only)                                         \
-	if (!(upstream_only) || upstream) {                                    \
+	if (!(upstream_only) || bursts) {                                       \
 		int n = fit(snprintf(buf + used, size - used,                  \
 				     #name " %" PRIu64 "\n", st.name),         \
 			    size - used);                                      \

@@ -39,23 +39,10 @@ static void tree_free(struct cfsbw_tree *tree, void *ptr)
 		tree->allocator.free(ptr, tree->allocator.ctx);
 }
 
-struct cfsbw_group *__group_next_pre(struct cfsbw_group *pos,
-				     struct cfsbw_group *top)
-{
-	if (pos->first_child)
-		return pos->first_child;
-	while (pos != top) {
-		if (pos->next_sibling)
-			return pos->next_sibling;
-		pos = pos->parent;
-	}
-	return NULL;
-}
-
-void __group_update_bw_links(struct cfsbw_group *g)
+void cfsbw__group_update_bw_links(struct cfsbw_group *g)
 {
 	for (struct cfsbw_group *d = g->first_child ? g->first_child : NULL; d;
-	     d = __group_next_pre(d, g)) {
+	     d = group_next_pre(d, g)) {
 		struct cfsbw_group *p = d->parent;
 		d->bw_up = group_limited(p) ? p : p->bw_up;
 	}
@@ -78,11 +65,9 @@ static void pool_init(struct cfsbw_pool *pool, int64_t period_ns)
 static void account_init(struct cfsbw_group *g, unsigned rq)
 {
 	struct cfsbw_account *a = group_acct(g, rq);
-	bool hardlimits = g->tree->policy == CFSBW_POLICY_HARDLIMITS;
 
 	a->rq = rq;
-	a->runtime_remaining = hardlimits ? g->pool.quota_ns : 0;
-	a->hl_runtime = g->pool.quota_ns;
+	g->tree->steps->account_reset(g, a);
 	a->h_nr_running = 0;
 	list_init(&a->throttled_link);
 	atomic_init(&a->throttled, 0);
@@ -154,7 +139,7 @@ static struct cfsbw_group *group_alloc(struct cfsbw_tree *tree,
 	g->tree = tree;
 	g->parent = parent;
 	g->shares = DEFAULT_SHARES;
-	pool_init(&g->pool, __policy_default_period_ns(tree->policy));
+	pool_init(&g->pool, tree->steps->default_period_ns);
 	size_t len = strlen(path);
 	g->path = tree_alloc(tree, len + 1, 1);
 	if (!g->path || group_reserve_accounts(g, tree->nr_rq)) {
@@ -180,12 +165,12 @@ int cfsbw_tree_set_nr_rq(struct cfsbw_tree *tree, unsigned nr_rq)
 	 * failed keeps it unused, which nobody can see.
 	 */
 	for (struct cfsbw_group *g = tree->root; g;
-	     g = __group_next_pre(g, tree->root))
+	     g = group_next_pre(g, tree->root))
 		if (group_reserve_accounts(g, nr_rq))
 			return -ENOMEM;
 	/* Top-down, so that each account can look at its parent's. */
 	for (struct cfsbw_group *g = tree->root; g;
-	     g = __group_next_pre(g, tree->root))
+	     g = group_next_pre(g, tree->root))
 		for (unsigned rq = tree->nr_rq; rq < nr_rq; rq++)
 			account_init(g, rq);
 	tree->nr_rq = nr_rq;
@@ -208,7 +193,8 @@ int cfsbw_tree_create(const struct cfsbw_tree_config *cfg,
 		return -ENOMEM;
 	tree->nr_rq = cfg->nr_rq;
 	tree->policy = cfg->policy;
-	tree->slice_ns = __policy_default_slice_ns(cfg->policy);
+	tree->steps = cfsbw__policy_steps(cfg->policy);
+	tree->slice_ns = tree->steps->default_slice_ns;
 	if (cfg->ops)
 		tree->ops = *cfg->ops;
 	tree->ctx = cfg->ctx;
@@ -378,7 +364,7 @@ int cfsbw_group_destroy(struct cfsbw_group *g)
 	/* Its throttled accounts leave the hierarchy's counts (R11). */
 	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++)
 		if (account_is_throttled(group_acct(g, rq)))
-			__hierarchy_unthrottle(g, rq, 0);
+			cfsbw__hierarchy_unthrottle(g, rq, 0);
 
 	struct cfsbw_group **link = &parent->first_child, *prev = NULL;
 	while (*link != g) {

@@ -1,5 +1,5 @@
 /*
- * hardlimits.c - Bharata Rao's "CFS hard limits v5" (seeds 009-011), kept
+ * policy_hardlimits.c - Bharata Rao's "CFS hard limits v5" (seeds 009-011), kept
  * as a second policy to compare with v4 on the same work.
  *
  * The group's runtime is per runqueue, as for real-time groups: every
@@ -51,21 +51,19 @@ static void hardlimits_borrow(struct cfsbw_group *g, struct cfsbw_account *a)
 	}
 }
 
-bool __hardlimits_charge(struct cfsbw_group *g, struct cfsbw_account *a,
-			 int64_t now_ns)
+/* An account may use its runtime to the last ns; past it, it borrows. */
+static bool hardlimits_refill(struct cfsbw_group *g, struct cfsbw_account *a,
+			      int64_t now_ns)
 {
-	__pool_start_timer(g, now_ns);
+	cfsbw__pool_start_timer(g, now_ns);
 	if (a->runtime_remaining >= 0)
 		return false;
 	hardlimits_borrow(g, a);
-	if (a->runtime_remaining >= 0)
-		return false;
-	__account_throttle(g, a, now_ns);
-	return true;
+	return a->runtime_remaining < 0;
 }
 
-bool __hardlimits_refresh(struct cfsbw_group *g, int64_t overrun,
-			  int64_t now_ns)
+static bool hardlimits_refresh(struct cfsbw_group *g, int64_t overrun,
+			       int64_t now_ns)
 {
 	struct cfsbw_pool *pool = &g->pool;
 	bool any_throttled = !list_empty(&pool->throttled);
@@ -89,25 +87,27 @@ bool __hardlimits_refresh(struct cfsbw_group *g, int64_t overrun,
 		if (used > 0 || a->h_nr_running > 0)
 			idle = false;
 		if (throttled && a->runtime_remaining > 0)
-			__account_unthrottle(g, a, now_ns);
+			cfsbw__account_unthrottle(g, a, now_ns);
 	}
 	return !idle || !list_empty(&pool->throttled);
 }
 
-void __hardlimits_reset(struct cfsbw_group *g)
+/* Every account starts with the group's runtime, nothing used. */
+static void hardlimits_account_reset(struct cfsbw_group *g,
+				     struct cfsbw_account *a)
 {
-	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++) {
-		group_acct(g, rq)->hl_runtime = g->pool.quota_ns;
-		group_acct(g, rq)->runtime_remaining = g->pool.quota_ns;
-	}
+	a->hl_runtime = g->pool.quota_ns;
+	a->runtime_remaining = g->pool.quota_ns;
 }
 
 /*
  * The runqueue of a goes away: first take back what it lent, or give back
  * what it borrowed (__disable_runtime), then reset it for reuse.
  */
-void __hardlimits_offline(struct cfsbw_group *g, struct cfsbw_account *a)
+static void hardlimits_offline(struct cfsbw_group *g, struct cfsbw_account *a,
+			       int64_t now_ns)
 {
+	(void)now_ns;
 	int64_t want = g->pool.quota_ns - a->hl_runtime;
 
 	for (unsigned i = 0; i < g->tree->nr_rq && want != 0; i++) {
@@ -124,6 +124,16 @@ void __hardlimits_offline(struct cfsbw_group *g, struct cfsbw_account *a)
 		it->runtime_remaining -= diff;
 		want -= diff;
 	}
-	a->hl_runtime = g->pool.quota_ns;
-	a->runtime_remaining = g->pool.quota_ns;
+	hardlimits_account_reset(g, a);
 }
+
+/* Seed 011 keeps the CFS period of its time (R1); it has no slice, and the
+ * slice sysctl is kept only so that one scenario runs under every policy. */
+const struct cfsbw_policy_steps cfsbw__policy_hardlimits = {
+	.default_period_ns = 500 * CFSBW_NSEC_PER_MSEC,
+	.default_slice_ns = 10 * CFSBW_NSEC_PER_MSEC,
+	.account_reset = hardlimits_account_reset,
+	.refill = hardlimits_refill,
+	.refresh = hardlimits_refresh,
+	.offline = hardlimits_offline,
+};

@@ -1,0 +1,54 @@
+/*
+ * pool.c - a group's pool (R6): runtime taken from it, runtime given back
+ * to it, and the period timer that refills it, armed through the driver
+ * (ops.period_timer_start).  The bottom of the core's files: it calls none
+ * of the others.  Every function here runs with the pool lock held.
+ */
+#include "core/bandwidth.h"
+
+/* R6: take up to want_ns from the pool. */
+int64_t cfsbw__pool_take(struct cfsbw_group *g, int64_t want_ns)
+{
+	struct cfsbw_pool *pool = &g->pool;
+	int64_t amount = want_ns < pool->runtime ? want_ns : pool->runtime;
+	if (amount <= 0)
+		return 0;
+	pool->runtime -= amount;
+	return amount;
+}
+
+/*
+ * Runtime an account gives back goes to the pool, never beyond what a
+ * period may hand out (R13).
+ */
+void cfsbw__pool_return(struct cfsbw_group *g, int64_t amount_ns)
+{
+	struct cfsbw_pool *pool = &g->pool;
+	int64_t cap = pool->quota_ns + pool->burst_ns;
+
+	pool->runtime = pool->runtime > cap - amount_ns ? cap
+							: pool->runtime + amount_ns;
+}
+
+/*
+ * R10: start the period timer if it is not running.  A restarted timer
+ * keeps its grid: it fires at the first multiple of the period, counted
+ * from its last expiry, that is still ahead (hrtimer_forward).
+ */
+void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns)
+{
+	struct cfsbw_pool *pool = &g->pool;
+
+	if (!group_limited(g) ||
+	    atomic_load_explicit(&pool->timer_active, memory_order_relaxed))
+		return;
+	if (pool->expires_ns == 0) {
+		pool->expires_ns = now_ns + pool->period_ns;
+	} else if (pool->expires_ns <= now_ns) {
+		int64_t missed = (now_ns - pool->expires_ns) / pool->period_ns + 1;
+		pool->expires_ns += missed * pool->period_ns;
+	}
+	atomic_store_explicit(&pool->timer_active, true, memory_order_relaxed);
+	if (g->tree->ops.period_timer_start)
+		g->tree->ops.period_timer_start(g->tree->ctx, g, pool->expires_ns);
+}
