@@ -282,6 +282,36 @@ struct cfsbw_tree *sim_tree(struct sim *s);
 void sim_report_text(const struct sim *s, const char *name, FILE *f);
 void sim_report_json(const struct sim *s, const char *name, FILE *f);
 
+/*
+ * sweep.c: one run's answer about one group's limit, for sweeps and plans
+ * (plain data: it crosses a pipe from the command's workers unchanged).
+ * Lines are the task lines with latencies or exits, in scenario order.
+ */
+#define SIM_POINT_MAX_LINES 8
+
+struct sim_point_line {
+	unsigned line;        /* the scenario's line */
+	uint64_t count;       /* latencies recorded */
+	int64_t p50_ns, p99_ns, p999_ns;
+	uint64_t exited;      /* replays: threads that finished */
+	int64_t last_exit_ns; /* and when the last did */
+	int64_t cpu_ns;
+};
+
+struct sim_point {
+	int64_t span_ns, usage_ns, quota_ns, period_ns;
+	uint64_t nr_periods, nr_throttled;
+	int64_t throttled_time_ns;
+	size_t nr_lines;
+	struct sim_point_line lines[SIM_POINT_MAX_LINES];
+};
+
+/* Measure group (a path) after sim_run(); -1 when there is no such group. */
+int sim_point_measure(const struct sim *s, const char *group,
+		      struct sim_point *out);
+/* nr_throttled / nr_periods in hundredths of a percent. */
+int64_t sim_point_throttled_bp(const struct sim_point *p);
+
 /* Cores as fixed point with 6 decimals: used_ns / span_ns * 1e6. */
 int64_t sim_cores_micro(int64_t used_ns, int64_t span_ns);
 

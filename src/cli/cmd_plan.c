@@ -1,0 +1,453 @@
+/*
+ * cmd_plan.c - `cfsbw plan`: the smallest CPU limit that keeps a workload
+ * out of trouble, found in the simulator (issue 14, item 3).
+ *
+ * For one group of a scenario (or a replayed trace), at a given period and
+ * burst: the smallest quota, to 1% of the period, under which the group is
+ * throttled in at most a target share of its periods (default 10%, the aim
+ * people cite; the CPUThrottlingHigh alert fires at 25%) and, if asked,
+ * under which no latency line's p99 grows by more than a target against
+ * the same workload unlimited.  Each seed is searched on its own (in
+ * parallel workers); the answer is the largest, with the spread shown: how
+ * sure the answer is.  The search halves the range of quotas, so it
+ * assumes more quota never throttles more (true of the model, up to a
+ * seed's noise, which the spread shows).  It first says what the limit as
+ * written does, in the terms of kubernetes-mixin#108: use against the
+ * limit, throttled periods, and per request the periods it was throttled
+ * in among those it spans.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/sim_sweep.h"
+
+static const char usage[] =
+	"usage: cfsbw plan FILE | --replay TRACE [--group G] [--period D]\n"
+	"                  [--burst D] [--throttled PCT] [--p99 D] [--seeds N]\n"
+	"                  [--policy P] [--cpus N] [--hz N] [--duration D]\n"
+	"                  [--set [G:]FILE=VALUE]...\n"
+	"\n"
+	"Find, in the simulator, the smallest quota for group G that keeps its\n"
+	"throttled periods at or under PCT (default 10%), and its added p99\n"
+	"latency at or under D if --p99 is given, at the given period (default:\n"
+	"the group's) and burst (default 0).  Each of N seeds (default 5) is\n"
+	"searched on its own, in parallel; the answer is the largest, with the\n"
+	"spread.  Under the upstream policy it also finds the smallest quota\n"
+	"that does it with a burst as large as the quota.\n"
+	"\n"
+	"  FILE / --replay T  the scenario, or a trace replayed in group /app\n"
+	"  --group G          the group to limit (default: the only one)\n"
+	"  --period D         cpu.cfs_period_us for the search, e.g. 100ms\n"
+	"  --burst D          cpu.cfs_burst_us for the search (upstream)\n"
+	"  --throttled PCT    target share of throttled periods, e.g. 10%\n"
+	"  --p99 D            target added p99 latency, e.g. 20ms\n"
+	"  --seeds N          seeds to search, 1..64 (default 5)\n"
+	"\n"
+	"Exit status: 0 found, 3 no quota up to all CPUs meets the target,\n"
+	"2 bad usage or input, 1 out of memory.\n";
+
+#define MAX_SEEDS 64
+
+struct plan {
+	struct cli_sim_opts o;
+	char group[256];
+	char period_us[32], burst_us[32];
+	int64_t period_ns;
+	unsigned nr_cpus;
+	int64_t target_bp;      /* hundredths of a percent */
+	int64_t target_p99_ns;  /* -1: none */
+	unsigned seeds;
+	bool with_burst;        /* search quota with burst = quota */
+	char seed_text[MAX_SEEDS][24];
+};
+
+/* Run the plan's group at quota_us (-1: unlimited) with seed k. */
+static int evaluate(const struct plan *p, unsigned k, long long quota_us,
+		    bool burst_as_quota, struct sim_point *out)
+{
+	struct cli_sim_opts o = p->o;
+	struct cli_set extra[3];
+	size_t n = 0;
+	o.seed = p->seed_text[k];
+	memset(extra, 0, sizeof extra);
+	if (p->period_us[0]) {
+		snprintf(extra[n].group, sizeof extra[n].group, "%s", p->group);
+		snprintf(extra[n].file, sizeof extra[n].file, "cpu.cfs_period_us");
+		snprintf(extra[n++].value, sizeof extra[n].value, "%s",
+			 p->period_us);
+	}
+	snprintf(extra[n].group, sizeof extra[n].group, "%s", p->group);
+	snprintf(extra[n].file, sizeof extra[n].file, "cpu.cfs_quota_us");
+	snprintf(extra[n++].value, sizeof extra[n].value, "%lld", quota_us);
+	if (quota_us > 0 && (burst_as_quota || p->burst_us[0])) {
+		snprintf(extra[n].group, sizeof extra[n].group, "%s", p->group);
+		snprintf(extra[n].file, sizeof extra[n].file, "cpu.cfs_burst_us");
+		if (burst_as_quota)
+			snprintf(extra[n++].value, sizeof extra[n].value, "%lld",
+				 quota_us);
+		else
+			snprintf(extra[n++].value, sizeof extra[n].value, "%s",
+				 p->burst_us);
+	}
+	struct sim_scenario sc;
+	int rc = cli_sim_prepare(&o, extra, n, &sc);
+	if (!rc) {
+		struct cli_run how = {.group = p->group};
+		rc = cli_sim_run(&o, &sc, &how, out);
+	}
+	sim_scenario_free(&sc);
+	return rc;
+}
+
+static bool meets(const struct plan *p, const struct sim_point *pt,
+		  const struct sim_point *base)
+{
+	if (sim_point_throttled_bp(pt) > p->target_bp)
+		return false;
+	if (p->target_p99_ns < 0)
+		return true;
+	for (size_t l = 0; l < pt->nr_lines && l < base->nr_lines; l++) {
+		const struct sim_point_line *a = &pt->lines[l], *b = &base->lines[l];
+		int64_t added = b->count ? a->p99_ns - b->p99_ns
+					 : a->last_exit_ns - b->last_exit_ns;
+		if (added > p->target_p99_ns)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Job i: seed i % seeds; i >= seeds: with a burst as large as the quota.
+ * The smallest quota, in steps of 1% of the period (at least 1 ms... or
+ * the period itself when shorter), that meets the target: out->quota_ns
+ * (-1 when not even all CPUs do).
+ */
+static int search(size_t i, void *ctx, struct sim_point *out)
+{
+	const struct plan *p = ctx;
+	unsigned k = (unsigned)(i % p->seeds);
+	bool burst = i >= p->seeds;
+	struct sim_point base, pt;
+	int rc = evaluate(p, k, -1, false, &base);
+	if (rc)
+		return rc;
+	long long period_us = p->period_ns / 1000;
+	long long step = period_us / 100 > 0 ? period_us / 100 : 1;
+	long long lo = 0, hi = ((long long)p->nr_cpus * period_us + step - 1) /
+			       step; /* in steps */
+	if ((rc = evaluate(p, k, hi * step, burst, &pt)))
+		return rc;
+	if (!meets(p, &pt, &base)) {
+		*out = pt;
+		out->quota_ns = -1;
+		return 0;
+	}
+	*out = pt;
+	while (hi - lo > 1) { /* meets at hi, not known at lo */
+		long long mid = lo + (hi - lo) / 2;
+		if ((rc = evaluate(p, k, mid * step, burst, &pt)))
+			return rc;
+		if (meets(p, &pt, &base)) {
+			hi = mid;
+			*out = pt;
+		} else {
+			lo = mid;
+		}
+	}
+	return 0;
+}
+
+static const char *ms(char *buf, size_t size, int64_t ns)
+{
+	return cli_fmt_ms(buf, size, ns, false);
+}
+
+/* What the limit as written does, against the workload unlimited. */
+static void print_now(const struct sim_point *now,
+		      const struct sim_point *base,
+		      const struct sim_scenario *sc)
+{
+	char a[32], b[32], c[32], d[32];
+	int64_t use = sim_cores_micro(now->usage_ns, now->span_ns);
+	int64_t bp = sim_point_throttled_bp(now);
+	printf("as written: ");
+	if (now->quota_ns < 0) {
+		printf("no quota; ");
+	} else {
+		int64_t lim = sim_cores_micro(now->quota_ns, now->period_ns);
+		printf("quota %s ms per %s ms (%" PRId64 ".%03" PRId64
+		       " CPU); ",
+		       ms(a, sizeof a, now->quota_ns), ms(b, sizeof b, now->period_ns),
+		       lim / 1000000, lim % 1000000 / 1000);
+		if (lim > 0)
+			printf("uses %" PRId64 ".%03" PRId64 " CPU, %" PRId64
+			       "%% of the limit on average; ",
+			       use / 1000000, use % 1000000 / 1000,
+			       (use * 100 + lim / 2) / lim);
+	}
+	printf("throttled in %" PRIu64 " of %" PRIu64 " periods (%" PRId64
+	       ".%02" PRId64 "%%%s)\n",
+	       now->nr_throttled, now->nr_periods, bp / 100, bp % 100,
+	       bp > 2500 ? ": CPUThrottlingHigh fires above 25%" : "");
+	for (size_t l = 0; l < now->nr_lines && l < base->nr_lines; l++) {
+		const struct sim_point_line *x = &now->lines[l], *y = &base->lines[l];
+		const struct sim_task_spec *ts = NULL;
+		for (size_t t = 0; t < sc->nr_tasks; t++)
+			if (sc->tasks[t].line == x->line)
+				ts = &sc->tasks[t];
+		if (!x->count) {
+			printf("  line %u (%s): done at %s s, %s s later than "
+			       "unlimited\n",
+			       x->line, ts ? ts->text : "?",
+			       ms(a, sizeof a, x->last_exit_ns / 1000),
+			       ms(b, sizeof b,
+				  (x->last_exit_ns - y->last_exit_ns) / 1000));
+			continue;
+		}
+		printf("  line %u (%s): p50 %s ms, p99 %s ms; unlimited %s ms, "
+		       "%s ms: ",
+		       x->line, ts ? ts->text : "?", ms(a, sizeof a, x->p50_ns),
+		       ms(b, sizeof b, x->p99_ns), ms(c, sizeof c, y->p50_ns),
+		       ms(d, sizeof d, y->p99_ns));
+		printf("%s ms later at p50\n",
+		       ms(a, sizeof a, x->p50_ns - y->p50_ns));
+		if (now->period_ns > 0 && x->count && now->nr_lines == 1) {
+			/* periods a request spans, from its start on the
+			 * period grid (worst case: at a period's start) */
+			int64_t spans = (x->p50_ns + now->period_ns - 1) /
+					now->period_ns;
+			uint64_t tenths = (now->nr_throttled * 10 + x->count / 2) /
+					  x->count;
+			printf("  each of the %" PRIu64 " completed: throttled in "
+			       "%" PRIu64 ".%" PRIu64 " periods on average, of "
+			       "the %" PRId64 " its p50 of %s ms spans\n",
+			       x->count, tenths / 10, tenths % 10, spans,
+			       ms(a, sizeof a, x->p50_ns));
+		}
+	}
+}
+
+/* The seeds' answers, smallest to largest, and the recommendation. */
+static int print_found(const struct plan *p, const struct sim_point *pts,
+		       const char *how)
+{
+	int64_t q[MAX_SEEDS];
+	char a[32], b[32];
+	unsigned n = p->seeds, failed = 0;
+	for (unsigned i = 0; i < n; i++) {
+		q[i] = pts[i].quota_ns;
+		failed += q[i] < 0;
+	}
+	if (failed) {
+		printf("%s: no quota up to %u CPUs meets the target (%u of %u "
+		       "seeds)\n",
+		       how, p->nr_cpus, failed, n);
+		return 3;
+	}
+	size_t worst = 0;
+	for (unsigned i = 1; i < n; i++)
+		if (q[i] > q[worst])
+			worst = i;
+	int64_t lo = q[0];
+	for (unsigned i = 1; i < n; i++)
+		if (q[i] < lo)
+			lo = q[i];
+	int64_t cores = sim_cores_micro(q[worst], p->period_ns);
+	printf("%s: %s ms per %s ms (%" PRId64 ".%03" PRId64 " CPU, %" PRId64
+	       "m)",
+	       how, ms(a, sizeof a, q[worst]), ms(b, sizeof b, p->period_ns),
+	       cores / 1000000, cores % 1000000 / 1000, (cores + 500) / 1000);
+	if (lo == q[worst])
+		printf("; all %u seeds agree\n", n);
+	else
+		printf("; seeds need %s to %s ms\n", ms(a, sizeof a, lo),
+		       ms(b, sizeof b, q[worst]));
+	const struct sim_point *w = &pts[worst];
+	int64_t bp = sim_point_throttled_bp(w);
+	printf("  there: throttled in %" PRId64 ".%02" PRId64 "%% of periods",
+	       bp / 100, bp % 100);
+	for (size_t l = 0; l < w->nr_lines; l++)
+		if (w->lines[l].count)
+			printf(", line %u p99 %s ms", w->lines[l].line,
+			       ms(a, sizeof a, w->lines[l].p99_ns));
+	putchar('\n');
+	return 0;
+}
+
+static int bad(const char *flag, const char *value, const char *why)
+{
+	fprintf(stderr, "cfsbw plan: %s '%s': %s\n", flag, value, why);
+	return 2;
+}
+
+/* "10%", "10", "2.5%": hundredths of a percent. */
+static bool parse_pct(const char *s, int64_t *bp)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || (*end && strcmp(end, "%")) || v < 0 || v > 100)
+		return false;
+	*bp = (int64_t)(v * 100 + 0.5);
+	return true;
+}
+
+int cli_plan_main(int argc, char **argv)
+{
+	struct plan p = {.o = {.cmd = "plan"}, .target_bp = 1000,
+			 .target_p99_ns = -1, .seeds = 5};
+	const char *group = NULL, *period = NULL, *burst = NULL;
+	char cpus_buf[24];
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (a[0] != '-' || !a[1]) {
+			if (p.o.file)
+				return bad("FILE", a, "one scenario at a time");
+			p.o.file = a;
+			continue;
+		}
+		if (!v) {
+			fprintf(stderr, "cfsbw plan: %s needs a value\n", a);
+			return 2;
+		}
+		i++;
+		if (!strcmp(a, "--replay")) {
+			if (p.o.file)
+				return bad(a, v, "one scenario at a time");
+			p.o.file = v;
+			p.o.replay = true;
+		} else if (!strcmp(a, "--group")) {
+			group = v;
+		} else if (!strcmp(a, "--period")) {
+			period = v;
+		} else if (!strcmp(a, "--burst")) {
+			burst = v;
+		} else if (!strcmp(a, "--throttled")) {
+			if (!parse_pct(v, &p.target_bp))
+				return bad(a, v, "expected a percentage, e.g. 10%");
+		} else if (!strcmp(a, "--p99")) {
+			const char *d = v[0] == '+' ? v + 1 : v;
+			size_t n = strlen(d);
+			if (!n || d[n - 1] < 'a' ||
+			    cfsbw_parse_duration(d, CFSBW_NSEC_PER_USEC,
+						 &p.target_p99_ns) ||
+			    p.target_p99_ns < 0)
+				return bad(a, v, "expected a duration, e.g. 20ms");
+		} else if (!strcmp(a, "--seeds")) {
+			char *end;
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > MAX_SEEDS)
+				return bad(a, v, "expected 1..64");
+			p.seeds = (unsigned)n;
+		} else if (!strcmp(a, "--policy")) {
+			p.o.policy = v;
+		} else if (!strcmp(a, "--cpus")) {
+			p.o.cpus = v;
+		} else if (!strcmp(a, "--hz")) {
+			p.o.hz = v;
+		} else if (!strcmp(a, "--duration")) {
+			p.o.duration = v;
+		} else if (!strcmp(a, "--max-memory")) {
+			p.o.max_memory = v;
+		} else if (!strcmp(a, "--set")) {
+			if (p.o.nr_sets == CLI_MAX_SETS)
+				return bad(a, v, "too many --set");
+			if (cli_set_parse("plan", a, v, &p.o.sets[p.o.nr_sets++]))
+				return 2;
+		} else {
+			fprintf(stderr, "cfsbw plan: unknown option '%s'\n\n%s",
+				a, usage);
+			return 2;
+		}
+	}
+	if (!p.o.file) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (p.o.replay && !p.o.cpus) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		snprintf(cpus_buf, sizeof cpus_buf, "%ld", n < 1 ? 1L : n > 4096 ? 4096L : n);
+		p.o.cpus = cpus_buf;
+	}
+	if (period && !cli_set_value("cpu.cfs_period_us", period, p.period_us,
+				     sizeof p.period_us))
+		return bad("--period", period, "expected a duration, e.g. 100ms");
+	if (burst && !cli_set_value("cpu.cfs_burst_us", burst, p.burst_us,
+				    sizeof p.burst_us))
+		return bad("--burst", burst, "expected a duration, e.g. 20ms");
+
+	/* the scenario as written: checks it, names the group */
+	struct sim_scenario sc;
+	struct sim_point now, base;
+	int status = cli_sim_prepare(&p.o, NULL, 0, &sc);
+	if (status)
+		goto out;
+	struct cli_set probe;
+	memset(&probe, 0, sizeof probe);
+	if (group)
+		snprintf(probe.group, sizeof probe.group, "%s", group);
+	const char *g = cli_set_group(&probe, &sc);
+	if (!g) {
+		status = bad("--group", group ? group : "",
+			     "name the group to limit: the scenario has several "
+			     "or none");
+		goto out;
+	}
+	snprintf(p.group, sizeof p.group, "%s", g);
+	p.nr_cpus = sc.nr_cpus;
+	p.with_burst = sc.policy == CFSBW_POLICY_UPSTREAM && !burst;
+	for (unsigned k = 0; k < p.seeds; k++)
+		snprintf(p.seed_text[k], sizeof p.seed_text[k], "%" PRIu64,
+			 sc.seed + k);
+	struct cli_run how = {.group = p.group};
+	if ((status = cli_sim_run(&p.o, &sc, &how, &now)))
+		goto out;
+	if ((status = evaluate(&p, 0, -1, false, &base)))
+		goto out;
+	p.period_ns = p.period_us[0] ? strtoll(p.period_us, NULL, 10) * 1000
+				     : now.period_ns;
+	char a[32];
+	printf("plan for %s: %u CPUs, policy %s, %s, period %s ms, burst %s; "
+	       "%u seeds from %s\n",
+	       p.group, sc.nr_cpus, cfsbw_policy_name(sc.policy),
+	       p.o.replay ? "replay until the trace ends" : "as long as the "
+							    "scenario says",
+	       ms(a, sizeof a, p.period_ns),
+	       burst ? burst : "0", p.seeds, p.seed_text[0]);
+	print_now(&now, &base, &sc);
+	printf("target: throttled in at most %" PRId64 ".%02" PRId64
+	       "%% of periods",
+	       p.target_bp / 100, p.target_bp % 100);
+	if (p.target_p99_ns >= 0)
+		printf(", p99 at most %s ms later than unlimited",
+		       ms(a, sizeof a, p.target_p99_ns));
+	putchar('\n');
+	size_t jobs = p.seeds * (p.with_burst ? 2u : 1u);
+	struct sim_point *pts = calloc(jobs, sizeof(*pts));
+	if (!pts) {
+		status = 1;
+		goto out;
+	}
+	status = cli_parallel(jobs, search, &p, pts);
+	if (!status) {
+		status = print_found(&p, pts, "smallest quota");
+		if (p.with_burst) {
+			int st = print_found(&p, pts + p.seeds,
+					     "or, with cpu.cfs_burst_us as large "
+					     "as the quota, the smallest quota");
+			status = status ? status : st;
+		}
+	}
+	free(pts);
+out:
+	sim_scenario_free(&sc);
+	return status;
+}

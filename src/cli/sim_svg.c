@@ -1,0 +1,349 @@
+/*
+ * sim_svg.c - pictures of what the simulator found (`--svg FILE`):
+ *
+ *  - a sweep: one panel per series (throttled periods %, added p99 latency
+ *    or time to finish) against the swept value, a polyline and its points;
+ *  - a run: per group with a quota, a panel of CPU used per period (bars,
+ *    in cores) against its quota (a line), periods in which the group
+ *    throttled shaded.
+ *
+ * Plain SVG 1.1, no script, no external reference; every series is a <g>
+ * whose id names it (tests and readers find them by id).  Text is escaped.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/sim_sweep.h"
+
+#define W 960
+#define PANEL_H 260
+#define LEFT 80
+#define RIGHT 30
+#define TOP 50
+#define GAP 70
+
+static void escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", f);
+		else if (*s == '>')
+			fputs("&gt;", f);
+		else if (*s == '&')
+			fputs("&amp;", f);
+		else if (*s == '"')
+			fputs("&quot;", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* A round step for about 5 ticks over [0, max]. */
+static double nice_step(double max)
+{
+	if (max <= 0)
+		return 1;
+	double raw = max / 5, mag = pow(10, floor(log10(raw)));
+	double r = raw / mag;
+	return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
+}
+
+static void header(FILE *f, int height, const char *title)
+{
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
+		"width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"font-family=\"sans-serif\" font-size=\"12\">\n"
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+		"<text x=\"%d\" y=\"24\" font-size=\"16\">",
+		W, height, W, height, LEFT);
+	escaped(f, title);
+	fputs("</text>\n", f);
+}
+
+/* Axes of a panel at y0 with x in [x0, x1] and y in [0, ymax]. */
+static void axes(FILE *f, int y0, double x0, double x1, double ymax,
+		 const char *xlabel, const char *ylabel)
+{
+	int pw = W - LEFT - RIGHT;
+	fprintf(f, "<g class=\"axes\" stroke=\"#444\" fill=\"none\">"
+		   "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></g>\n",
+		LEFT, y0, pw, PANEL_H);
+	double ys = nice_step(ymax);
+	for (double v = 0; v <= ymax + ys / 1000; v += ys) {
+		double y = y0 + PANEL_H - v / ymax * PANEL_H;
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
+			   "stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
+			   "text-anchor=\"end\">%g</text>\n",
+			LEFT, y, LEFT + pw, y, LEFT - 6, y + 4, v);
+	}
+	double span = x1 - x0 > 0 ? x1 - x0 : 1, xs = nice_step(span);
+	for (double v = ceil(x0 / xs) * xs; v <= x1 + xs / 1000; v += xs) {
+		double x = LEFT + (v - x0) / span * pw;
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g"
+			   "</text>\n",
+			x, y0 + PANEL_H + 16, v);
+	}
+	fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">", LEFT + pw / 2,
+		y0 + PANEL_H + 34);
+	escaped(f, xlabel);
+	fprintf(f, "</text>\n<text x=\"%d\" y=\"%d\">", LEFT, y0 - 8);
+	escaped(f, ylabel);
+	fputs("</text>\n", f);
+}
+
+static FILE *open_svg(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "cfsbw: %s: cannot write: %s\n", path,
+			strerror(errno));
+	return f;
+}
+
+static int close_svg(FILE *f, const char *path)
+{
+	fputs("</svg>\n", f);
+	if (fclose(f)) {
+		fprintf(stderr, "cfsbw: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int cli_svg_sweep_write(const char *path, const char *title,
+			const char *x_label, const double *x, size_t n,
+			const struct cli_svg_series *series, size_t nr_series)
+{
+	FILE *f = open_svg(path);
+	if (!f)
+		return 1;
+	int height = TOP + (int)nr_series * (PANEL_H + GAP) + 10;
+	header(f, height, title);
+	double x0 = n ? x[0] : 0, x1 = n ? x[n - 1] : 1;
+	int pw = W - LEFT - RIGHT;
+	for (size_t s = 0; s < nr_series; s++) {
+		const struct cli_svg_series *se = &series[s];
+		int y0 = TOP + (int)s * (PANEL_H + GAP);
+		double ymax = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!isnan(se->y[i]) && se->y[i] > ymax)
+				ymax = se->y[i];
+		ymax = ymax > 0 ? ymax * 1.1 : 1;
+		char yl[128];
+		snprintf(yl, sizeof yl, "%s (%s)", se->title, se->unit);
+		axes(f, y0, x0, x1, ymax, x_label, yl);
+		fprintf(f, "<g id=\"series-%zu\" class=\"series\" "
+			   "data-title=\"",
+			s);
+		escaped(f, se->title);
+		fprintf(f, "\" stroke=\"%s\" fill=\"none\" stroke-width=\"2\">\n"
+			   "<polyline points=\"",
+			s ? "#c0392b" : "#2471a3");
+		double span = x1 - x0 > 0 ? x1 - x0 : 1;
+		for (size_t i = 0; i < n; i++)
+			if (!isnan(se->y[i]))
+				fprintf(f, "%.1f,%.1f ",
+					LEFT + (x[i] - x0) / span * pw,
+					y0 + PANEL_H - se->y[i] / ymax * PANEL_H);
+		fputs("\"/>\n", f);
+		for (size_t i = 0; i < n; i++)
+			if (!isnan(se->y[i]))
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\">"
+					   "<title>%g: %g</title></circle>\n",
+					LEFT + (x[i] - x0) / span * pw,
+					y0 + PANEL_H - se->y[i] / ymax * PANEL_H,
+					x[i], se->y[i]);
+		fputs("</g>\n", f);
+	}
+	return close_svg(f, path);
+}
+
+/* ---- a run's timeline -------------------------------------------------- */
+
+struct tl_row {
+	int64_t start_ns, period_ns, used_ns;
+	unsigned throttled;
+};
+
+struct tl_group {
+	char *path;
+	struct tl_row *rows;
+	size_t n, cap;
+};
+
+struct cli_svg_timeline {
+	struct tl_group *groups;
+	size_t n, cap;
+	bool oom;
+};
+
+struct cli_svg_timeline *cli_svg_timeline_new(void)
+{
+	return calloc(1, sizeof(struct cli_svg_timeline));
+}
+
+void cli_svg_timeline_add(struct cli_svg_timeline *t,
+			  const struct sim_timeline_row *row)
+{
+	struct tl_group *g = NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->groups[i].path, row->group))
+			g = &t->groups[i];
+	if (!g) {
+		if (t->n == t->cap) {
+			size_t nc = t->cap ? 2 * t->cap : 8;
+			struct tl_group *ng = realloc(t->groups, nc * sizeof(*ng));
+			if (!ng) {
+				t->oom = true;
+				return;
+			}
+			t->groups = ng;
+			t->cap = nc;
+		}
+		g = &t->groups[t->n];
+		memset(g, 0, sizeof(*g));
+		if (!(g->path = strdup(row->group))) {
+			t->oom = true;
+			return;
+		}
+		t->n++;
+	}
+	if (g->n == g->cap) {
+		size_t nc = g->cap ? 2 * g->cap : 64;
+		struct tl_row *nr = realloc(g->rows, nc * sizeof(*nr));
+		if (!nr) {
+			t->oom = true;
+			return;
+		}
+		g->rows = nr;
+		g->cap = nc;
+	}
+	g->rows[g->n++] = (struct tl_row){row->start_ns, row->period_ns,
+					  row->used_ns, row->throttled_accounts};
+}
+
+void cli_svg_timeline_free(struct cli_svg_timeline *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n; i++) {
+		free(t->groups[i].path);
+		free(t->groups[i].rows);
+	}
+	free(t->groups);
+	free(t);
+}
+
+/* The quota of group path in cores, from the scenario's settings (the
+ * last write wins; -1: none). */
+static double quota_cores(const struct sim_scenario *sc, const char *path)
+{
+	double quota = -1, period = 100000;
+	for (size_t i = 0; i < sc->nr_groups; i++) {
+		if (strcmp(sc->groups[i].path, path))
+			continue;
+		for (size_t k = 0; k < sc->groups[i].nr_settings; k++) {
+			const struct sim_setting *st = &sc->groups[i].settings[k];
+			if (!strcmp(st->file, "cpu.cfs_quota_us"))
+				quota = strtod(st->value, NULL);
+			else if (!strcmp(st->file, "cpu.cfs_period_us"))
+				period = strtod(st->value, NULL);
+			else if (!strcmp(st->file, "cpu.max")) {
+				char *e;
+				quota = strncmp(st->value, "max", 3)
+						? strtod(st->value, &e)
+						: -1;
+				if (!strncmp(st->value, "max", 3))
+					e = st->value + 3;
+				if (*e)
+					period = strtod(e, NULL);
+			}
+		}
+	}
+	return quota < 0 ? -1 : quota / period;
+}
+
+int cli_svg_timeline_write(struct cli_svg_timeline *t,
+			   const struct sim_scenario *sc, const char *path)
+{
+	if (t->oom) {
+		fprintf(stderr, "cfsbw: %s: out of memory for the picture\n",
+			path);
+		return 1;
+	}
+	size_t shown = 0;
+	for (size_t i = 0; i < t->n; i++)
+		shown += strcmp(t->groups[i].path, "/") != 0;
+	FILE *f = open_svg(path);
+	if (!f)
+		return 1;
+	int height = TOP + (int)(shown ? shown : 1) * (PANEL_H + GAP) + 10;
+	header(f, height, "CPU used per period (bars), quota (line), "
+			  "throttled periods (shaded)");
+	int pw = W - LEFT - RIGHT, panel = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tl_group *g = &t->groups[i];
+		if (!strcmp(g->path, "/") || !g->n)
+			continue;
+		int y0 = TOP + panel++ * (PANEL_H + GAP);
+		double end = (double)(g->rows[g->n - 1].start_ns +
+				      g->rows[g->n - 1].period_ns) / 1e9;
+		double q = quota_cores(sc, g->path), ymax = q > 0 ? q : 0;
+		for (size_t k = 0; k < g->n; k++) {
+			const struct tl_row *r = &g->rows[k];
+			double c = r->period_ns ? (double)r->used_ns /
+							  (double)r->period_ns
+						: 0;
+			if (c > ymax)
+				ymax = c;
+		}
+		ymax = ymax > 0 ? ymax * 1.15 : 1;
+		char yl[300];
+		snprintf(yl, sizeof yl, "%s: cores used per period", g->path);
+		axes(f, y0, 0, end, ymax, "time (s)", yl);
+		fprintf(f, "<g id=\"throttled-");
+		escaped(f, g->path);
+		fputs("\" class=\"throttled\" fill=\"#f5b7b1\">\n", f);
+		for (size_t k = 0; k < g->n; k++) {
+			const struct tl_row *r = &g->rows[k];
+			if (!r->throttled)
+				continue;
+			fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+				   "height=\"%d\"/>\n",
+				LEFT + (double)r->start_ns / 1e9 / end * pw, y0,
+				(double)r->period_ns / 1e9 / end * pw, PANEL_H);
+		}
+		fprintf(f, "</g>\n<g id=\"used-");
+		escaped(f, g->path);
+		fputs("\" class=\"used\" fill=\"#2471a3\">\n", f);
+		for (size_t k = 0; k < g->n; k++) {
+			const struct tl_row *r = &g->rows[k];
+			double c = r->period_ns ? (double)r->used_ns /
+							  (double)r->period_ns
+						: 0;
+			double h = c / ymax * PANEL_H;
+			fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+				   "height=\"%.2f\"/>\n",
+				LEFT + (double)r->start_ns / 1e9 / end * pw,
+				y0 + PANEL_H - h,
+				(double)r->period_ns / 1e9 / end * pw * 0.85, h);
+		}
+		fputs("</g>\n", f);
+		if (q > 0) {
+			double y = y0 + PANEL_H - q / ymax * PANEL_H;
+			fprintf(f, "<g id=\"quota-");
+			escaped(f, g->path);
+			fprintf(f, "\" class=\"quota\" stroke=\"#c0392b\" "
+				   "stroke-width=\"2\" stroke-dasharray=\"6 4\">"
+				   "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
+				   "y2=\"%.2f\"/></g>\n",
+				LEFT, y, LEFT + pw, y);
+		}
+	}
+	return close_svg(f, path);
+}

@@ -1,0 +1,346 @@
+/*
+ * sim_sweep.c - `cfsbw sim --sweep [GROUP:]FILE=FROM:TO:STEP`: one run
+ * per value of one group file, spread over the machine's CPUs in forked
+ * workers, printed in value order (each run is deterministic, so the
+ * output does not depend on which worker ran what).  Per value: the
+ * group's use, its throttled periods, its throttled time, and per line
+ * with latencies the p50, p99 and p99.9 added against the same scenario
+ * with the group unlimited (or, for a replay, when it finished).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/sim_sweep.h"
+
+#define MAX_VALUES 1000
+
+const char *cli_fmt_ms(char *buf, size_t size, int64_t ns, bool sign)
+{
+	const char *s = ns < 0 ? "-" : sign ? "+" : "";
+	uint64_t a = ns < 0 ? (uint64_t)-ns : (uint64_t)ns;
+	uint64_t us = (a + 500) / 1000;
+	snprintf(buf, size, "%s%" PRIu64 ".%03" PRIu64, s, us / 1000, us % 1000);
+	return buf;
+}
+
+/* Write all of buf to fd. */
+static bool write_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+struct job_result {
+	uint32_t index;
+	int32_t status;
+	struct sim_point point;
+};
+
+int cli_parallel(size_t n, cli_job_fn *job, void *ctx, struct sim_point *out)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t workers = cpus < 1 ? 1 : (size_t)cpus;
+	if (workers > n)
+		workers = n;
+	if (workers > 64)
+		workers = 64;
+	int fds[64];
+	pid_t pids[64];
+	int status = 0;
+	fflush(stdout);
+	fflush(stderr);
+	for (size_t w = 0; w < workers; w++) {
+		int p[2];
+		if (pipe(p) || (pids[w] = fork()) < 0) {
+			fprintf(stderr, "cfsbw: cannot start a worker: %s\n",
+				strerror(errno));
+			workers = w;
+			status = 1;
+			break;
+		}
+		if (pids[w] == 0) { /* the worker: values w, w + workers, ... */
+			close(p[0]);
+			for (size_t i = w; i < n; i += workers) {
+				struct job_result r = {.index = (uint32_t)i};
+				r.status = job(i, ctx, &r.point);
+				if (!write_all(p[1], &r, sizeof r) || r.status)
+					_exit(r.status ? r.status : 1);
+			}
+			_exit(0);
+		}
+		close(p[1]);
+		fds[w] = p[0];
+	}
+	bool *seen = calloc(n ? n : 1, sizeof(*seen));
+	int first_bad = -1;
+	for (size_t w = 0; w < workers; w++) {
+		struct job_result r;
+		size_t got = 0;
+		for (;;) {
+			ssize_t k = read(fds[w], (char *)&r + got, sizeof r - got);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			got += (size_t)k;
+			if (got < sizeof r)
+				continue;
+			got = 0;
+			if (r.index >= n)
+				continue;
+			if (r.status && (first_bad < 0 || (int)r.index < first_bad)) {
+				first_bad = (int)r.index;
+				status = r.status;
+			}
+			out[r.index] = r.point;
+			if (seen)
+				seen[r.index] = true;
+		}
+		close(fds[w]);
+	}
+	for (size_t w = 0; w < workers; w++) {
+		int st;
+		while (waitpid(pids[w], &st, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (size_t i = 0; !status && i < n; i++)
+		if (!seen || !seen[i]) {
+			fprintf(stderr, "cfsbw: a worker died before run %zu\n", i);
+			status = 1;
+		}
+	free(seen);
+	return status;
+}
+
+/* FROM:TO:STEP (durations for *_us files, else integers) or V1,V2,... */
+static int expand(const struct cli_set *s, char (*values)[64], size_t *n)
+{
+	char text[64], *colon = strchr(s->value, ':');
+	*n = 0;
+	if (!colon) {
+		snprintf(text, sizeof text, "%s", s->value);
+		for (char *tok = strtok(text, ","); tok; tok = strtok(NULL, ",")) {
+			if (*n == MAX_VALUES ||
+			    !cli_set_value(s->file, tok, values[*n], 64))
+				return -1;
+			(*n)++;
+		}
+		return *n ? 0 : -1;
+	}
+	char from[64], to[64], step[64];
+	snprintf(text, sizeof text, "%s", s->value);
+	char *a = strtok(text, ":"), *b = strtok(NULL, ":"),
+	     *c = strtok(NULL, ":");
+	if (!a || !b || !c || strtok(NULL, ":") ||
+	    !cli_set_value(s->file, a, from, sizeof from) ||
+	    !cli_set_value(s->file, b, to, sizeof to) ||
+	    !cli_set_value(s->file, c, step, sizeof step))
+		return -1;
+	char *e1, *e2, *e3;
+	long long f = strtoll(from, &e1, 10), t = strtoll(to, &e2, 10),
+		  st = strtoll(step, &e3, 10);
+	if (*e1 || *e2 || *e3 || st <= 0 || t < f || (t - f) / st >= MAX_VALUES)
+		return -1;
+	for (long long v = f; v <= t; v += st)
+		snprintf(values[(*n)++], 64, "%lld", v);
+	return 0;
+}
+
+struct sweep {
+	const struct cli_sim_opts *o;
+	struct cli_set target;       /* group resolved, value per run */
+	char (*values)[64];
+	size_t n;
+};
+
+/* Run 0: the group unlimited; run i: the i-th value. */
+static int sweep_job(size_t i, void *ctx, struct sim_point *out)
+{
+	struct sweep *sw = ctx;
+	struct cli_set set = sw->target;
+	if (i == 0) {
+		snprintf(set.file, sizeof set.file, "cpu.cfs_quota_us");
+		snprintf(set.value, sizeof set.value, "-1");
+	} else {
+		snprintf(set.value, sizeof set.value, "%s", sw->values[i - 1]);
+	}
+	struct sim_scenario sc;
+	int rc = cli_sim_prepare(sw->o, &set, 1, &sc);
+	if (!rc) {
+		struct cli_run how = {.group = sw->target.group};
+		rc = cli_sim_run(sw->o, &sc, &how, out);
+	}
+	sim_scenario_free(&sc);
+	return rc;
+}
+
+static void print_header(const struct sweep *sw, const struct sim_point *base)
+{
+	printf("%-18s %10s %12s %12s", sw->target.file, "cores",
+	       "throttled %", "throttled s");
+	for (size_t l = 0; l < base->nr_lines; l++) {
+		const struct sim_point_line *bl = &base->lines[l];
+		if (bl->count)
+			printf("  line %u: +p50 ms  +p99 ms  +p99.9 ms", bl->line);
+		else
+			printf("  line %u: done s (+ s)", bl->line);
+	}
+	putchar('\n');
+}
+
+static void print_row(const char *value, const struct sim_point *p,
+		      const struct sim_point *base)
+{
+	char a[32], b[32], c[32];
+	int64_t micro = sim_cores_micro(p->usage_ns, p->span_ns);
+	int64_t bp = sim_point_throttled_bp(p);
+	printf("%-18s %3" PRId64 ".%06" PRId64 " %9" PRId64 ".%02" PRId64
+	       " %12s",
+	       value, micro / 1000000, micro % 1000000, bp / 100, bp % 100,
+	       cli_fmt_ms(a, sizeof a, p->throttled_time_ns / 1000, false));
+	for (size_t l = 0; l < p->nr_lines && l < base->nr_lines; l++) {
+		const struct sim_point_line *pl = &p->lines[l],
+					    *bl = &base->lines[l];
+		if (bl->count)
+			printf("  %15s %8s %10s",
+			       cli_fmt_ms(a, sizeof a, pl->p50_ns - bl->p50_ns, true),
+			       cli_fmt_ms(b, sizeof b, pl->p99_ns - bl->p99_ns, true),
+			       cli_fmt_ms(c, sizeof c, pl->p999_ns - bl->p999_ns,
+					  true));
+		else
+			printf("  %12s (%s)",
+			       cli_fmt_ms(a, sizeof a, pl->last_exit_ns / 1000,
+					  false),
+			       cli_fmt_ms(b, sizeof b,
+					  (pl->last_exit_ns - bl->last_exit_ns) /
+						  1000,
+					  true));
+	}
+	putchar('\n');
+}
+
+static double added_ms(const struct sim_point_line *pl,
+		       const struct sim_point_line *bl)
+{
+	if (bl->count)
+		return (double)(pl->p99_ns - bl->p99_ns) / 1e6;
+	return (double)(pl->last_exit_ns - bl->last_exit_ns) / 1e6;
+}
+
+static int draw(const struct sweep *sw, const struct sim_point *pts,
+		const char *path)
+{
+	double *x = calloc(sw->n, sizeof(*x)), *thr = calloc(sw->n, sizeof(*thr)),
+	       *lat = calloc(sw->n, sizeof(*lat));
+	int rc = 1;
+	if (x && thr && lat) {
+		const struct sim_point *base = &pts[0];
+		for (size_t i = 0; i < sw->n; i++) {
+			const struct sim_point *p = &pts[i + 1];
+			x[i] = strtod(sw->values[i], NULL);
+			thr[i] = (double)sim_point_throttled_bp(p) / 100;
+			lat[i] = base->nr_lines && p->nr_lines
+					 ? added_ms(&p->lines[0], &base->lines[0])
+					 : NAN;
+		}
+		char title[512], lat_title[64];
+		snprintf(title, sizeof title, "%s %s", sw->target.group,
+			 sw->target.file);
+		if (base->nr_lines)
+			snprintf(lat_title, sizeof lat_title, "%s, line %u",
+				 base->lines[0].count ? "added p99 latency"
+						      : "added time to finish",
+				 base->lines[0].line);
+		struct cli_svg_series series[2] = {
+			{"throttled periods", "%", thr},
+			{lat_title, "ms", lat},
+		};
+		rc = cli_svg_sweep_write(path, title, sw->target.file, x, sw->n,
+					 series, base->nr_lines ? 2 : 1);
+	}
+	free(x);
+	free(thr);
+	free(lat);
+	return rc;
+}
+
+int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
+		   const char *svg, bool json)
+{
+	struct sweep sw = {.o = o};
+	struct sim_scenario sc;
+	if (json) {
+		fprintf(stderr, "cfsbw sim: --sweep prints a table; --json is "
+				"for single runs\n");
+		return 2;
+	}
+	if (cli_set_parse("sim", "--sweep", arg, &sw.target))
+		return 2;
+	sw.values = calloc(MAX_VALUES, sizeof(*sw.values));
+	if (!sw.values)
+		return 1;
+	int status = 2;
+	if (expand(&sw.target, sw.values, &sw.n)) {
+		fprintf(stderr,
+			"cfsbw sim: --sweep '%s': expected FILE=FROM:TO:STEP "
+			"(FROM <= TO, STEP > 0, at most %d values; durations for "
+			"*_us files) or FILE=V1,V2,...\n",
+			arg, MAX_VALUES);
+		goto out;
+	}
+	/* check the scenario once, and name the group for the workers */
+	if ((status = cli_sim_prepare(o, NULL, 0, &sc)))
+		goto out_sc;
+	const char *g = cli_set_group(&sw.target, &sc);
+	if (!g) {
+		fprintf(stderr,
+			"cfsbw sim: --sweep %s: name the group (GROUP:FILE=...): "
+			"the scenario has %s\n",
+			arg, sc.nr_groups ? "several groups" : "no group");
+		status = 2;
+		goto out_sc;
+	}
+	if (g != sw.target.group)
+		snprintf(sw.target.group, sizeof sw.target.group, "%s", g);
+	struct sim_point *pts = calloc(sw.n + 1, sizeof(*pts));
+	if (!pts) {
+		status = 1;
+		goto out_sc;
+	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	status = cli_parallel(sw.n + 1, sweep_job, &sw, pts);
+	if (!status) {
+		printf("sweep of %s %s: %zu values, %ld workers; latency added "
+		       "against the same runs with %s unlimited\n",
+		       sw.target.group, sw.target.file, sw.n,
+		       cpus < 1 ? 1 : cpus > (long)sw.n + 1 ? (long)sw.n + 1 : cpus,
+		       sw.target.group);
+		print_header(&sw, &pts[0]);
+		print_row("unlimited", &pts[0], &pts[0]);
+		for (size_t i = 0; i < sw.n; i++)
+			print_row(sw.values[i], &pts[i + 1], &pts[0]);
+		if (svg && draw(&sw, pts, svg))
+			status = 1;
+	}
+	free(pts);
+out_sc:
+	sim_scenario_free(&sc);
+out:
+	free(sw.values);
+	return status;
+}

@@ -1,0 +1,42 @@
+/*
+ * sim_sweep.h - `cfsbw sim --sweep` and what `cfsbw plan` shares with it:
+ * runs spread over the machine's CPUs in worker processes, results in the
+ * order of the values whatever order the workers finish in (sim_sweep.c);
+ * and the pictures (sim_svg.c).
+ */
+#ifndef CFSBW_CLI_SIM_SWEEP_H
+#define CFSBW_CLI_SIM_SWEEP_H
+
+#include "cli/sim_load.h"
+
+/* Run job(i) for i in [0, n) in worker processes (as many as CPUs), each
+ * filling out[i].  Returns 0, or the first failing job's exit status. */
+typedef int cli_job_fn(size_t i, void *ctx, struct sim_point *out);
+int cli_parallel(size_t n, cli_job_fn *job, void *ctx, struct sim_point *out);
+
+int cli_sweep_main(const struct cli_sim_opts *o, const char *sweep,
+		   const char *svg, bool json);
+
+/* Fixed-point text: ns as ms with 3 decimals, signed ("+172.000"). */
+const char *cli_fmt_ms(char *buf, size_t size, int64_t ns, bool sign);
+
+/* sim_svg.c: the sweep as curves (throttled % and added p99 against the
+ * value), and one run's timeline per limited group. */
+struct cli_svg_series {
+	const char *title;  /* "throttled periods %" */
+	const char *unit;
+	const double *y;    /* [n]; NaN: no value */
+};
+int cli_svg_sweep_write(const char *path, const char *title,
+			const char *x_label, const double *x, size_t n,
+			const struct cli_svg_series *series, size_t nr_series);
+
+struct cli_svg_timeline;
+struct cli_svg_timeline *cli_svg_timeline_new(void);
+void cli_svg_timeline_add(struct cli_svg_timeline *t,
+			  const struct sim_timeline_row *row);
+int cli_svg_timeline_write(struct cli_svg_timeline *t,
+			   const struct sim_scenario *sc, const char *path);
+void cli_svg_timeline_free(struct cli_svg_timeline *t);
+
+#endif

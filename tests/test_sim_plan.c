@@ -1,0 +1,238 @@
+/*
+ * test_sim_plan.c - answers, not just runs (issue 14, items 3 and 4):
+ * `cfsbw sim --sweep`, `cfsbw plan` and `--svg`, through the command, on
+ * the hand-worked case of kubernetes-mixin#108 (scenarios/), whose numbers
+ * follow from the rules: 30 ms of work at 13 ms per 100 ms takes 13 + 13
+ * + 4 ms over three periods, so it ends at 200 ms and a bit (R13: the
+ * overrun of the tick that finds the quota spent) and is throttled twice.
+ * SVG pictures must be well-formed XML (xmllint, which .ci/run installs)
+ * with the series a reader looks for.
+ */
+#include <stdbool.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define MIXIN "scenarios/kubernetes-mixin-108.sim"
+
+/* Run "cfsbw ARGS" from the source tree; its stdout (and stderr if
+ * with_err) in buf; the exit status, -1 if it did not exit. */
+static int cfsbw(const char *args, bool with_err, char *buf, size_t size)
+{
+	const char *bin = getenv("CFSBW_BIN");
+	char cmd[2048];
+	if (!bin)
+		return -1;
+	snprintf(cmd, sizeof cmd, "%s %s %s", bin, args,
+		 with_err ? "2>&1" : "2>/dev/null");
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	size_t n = fread(buf, 1, size - 1, p);
+	buf[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define ASSERT_HAS(text, want)                                                 \
+	do {                                                                   \
+		if (!strstr(text, want)) {                                     \
+			TEST_FAIL_AT("output lacks \"%s\":\n%s", want, text);  \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+static char out[65536], out2[65536];
+
+TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
+{
+	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
+	ASSERT_INT(cfsbw("plan " MIXIN, false, out, sizeof out), ==, 0);
+	/* 0.03 CPU used of 0.13: under a quarter of the limit */
+	ASSERT_HAS(out, "quota 13.000 ms per 100.000 ms (0.130 CPU); uses "
+			"0.030 CPU, 23% of the limit on average");
+	/* each request: 202 ms instead of 30, throttled in 2 of 3 periods */
+	ASSERT_HAS(out, "p50 202.000 ms, p99 202.000 ms; unlimited 30.000 ms");
+	ASSERT_HAS(out, "172.000 ms later at p50");
+	ASSERT_HAS(out, "each of the 60 completed: throttled in 2.0 periods "
+			"on average, of the 3 its p50 of 202.000 ms spans");
+	ASSERT_HAS(out, "CPUThrottlingHigh fires above 25%");
+	/* the fix: the whole request's CPU in one period, or half of it
+	 * with as much again of burst */
+	ASSERT_HAS(out, "smallest quota: 30.000 ms per 100.000 ms (0.300 CPU, "
+			"300m); all 5 seeds agree");
+	ASSERT_HAS(out, "line 16 p99 30.000 ms");
+	ASSERT_HAS(out, "with cpu.cfs_burst_us as large as the quota, the "
+			"smallest quota: 15.000 ms per 100.000 ms");
+	/* a latency target: no request may be late by more than 5 ms */
+	ASSERT_INT(cfsbw("plan " MIXIN " --p99 5ms --seeds 2", false, out,
+			 sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "p99 at most 5.000 ms later than unlimited");
+	ASSERT_HAS(out, "the smallest quota: 29.000 ms per 100.000 ms");
+}
+
+/* The row of value v in a sweep's table: its numbers after the value. */
+static const char *row(const char *table, const char *v)
+{
+	char key[64];
+	snprintf(key, sizeof key, "\n%s ", v);
+	const char *r = strstr(table, key);
+	return r ? r + 1 : "";
+}
+
+TEST(sweep_rows_in_value_order_and_deterministic, "issue-14")
+{
+	ASSERT_INT(cfsbw("sim " MIXIN " --sweep /app:cpu.cfs_quota_us="
+			 "10ms:40ms:10ms",
+			 false, out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "sweep of /app cpu.cfs_quota_us: 4 values");
+	/* value, cores, throttled %, throttled s, +p50, +p99, +p99.9 */
+	ASSERT_HAS(row(out, "unlimited"), "0.030000         0.00        0.000");
+	ASSERT_HAS(row(out, "10000"), "0.030000        50.21       10.654         "
+				      "+176.000 +180.000   +180.000");
+	ASSERT_HAS(row(out, "20000"), "33.33        4.564          +76.000  "
+				      "+80.000");
+	ASSERT_HAS(row(out, "30000"), "0.83        0.070           +0.000");
+	ASSERT_HAS(row(out, "40000"), "0.00        0.000           +0.000");
+	ASSERT_TRUE(strstr(out, "\n10000 ") < strstr(out, "\n20000 "));
+	ASSERT_TRUE(strstr(out, "\n30000 ") < strstr(out, "\n40000 "));
+	/* the same bytes again, and from a list of the same values */
+	ASSERT_INT(cfsbw("sim " MIXIN " --sweep cpu.cfs_quota_us="
+			 "10ms,20ms,30ms,40ms",
+			 false, out2, sizeof out2),
+		   ==, 0);
+	ASSERT_STR(out, out2);
+}
+
+TEST(sweep_and_set_bad_input_exit_2, "issue-14")
+{
+	ASSERT_INT(cfsbw("sim " MIXIN " --sweep cpu.cfs_quota_us", true, out,
+			 sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "--sweep 'cpu.cfs_quota_us': expected [GROUP:]FILE=VALUE");
+	ASSERT_INT(cfsbw("sim " MIXIN " --sweep cpu.cfs_quota_us=40ms:10ms:1ms",
+			 true, out, sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "expected FILE=FROM:TO:STEP");
+	ASSERT_INT(cfsbw("sim " MIXIN " --set /nope:cpu.cfs_quota_us=1ms", true,
+			 out, sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "no group /nope");
+	ASSERT_INT(cfsbw("sim " MIXIN " --set cpu.cfs_quota_us=12x", true, out,
+			 sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "cpu.cfs_quota_us=12x: expected a number");
+	/* a value the core refuses: its errno, as for the file's own lines */
+	ASSERT_INT(cfsbw("sim " MIXIN " --set cpu.cfs_period_us=100us", true,
+			 out, sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "cpu.cfs_period_us=100: EINVAL");
+	ASSERT_INT(cfsbw("sim scenarios/hierarchy.sim --sweep "
+			 "cpu.cfs_quota_us=1ms:2ms:1ms",
+			 true, out, sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "name the group");
+	ASSERT_INT(cfsbw("plan " MIXIN " --throttled 200%", true, out,
+			 sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "--throttled '200%'");
+	ASSERT_INT(cfsbw("plan " MIXIN " --seeds 0", true, out, sizeof out), ==,
+		   2);
+	ASSERT_INT(cfsbw("plan " MIXIN " --p99", true, out, sizeof out), ==, 2);
+	ASSERT_HAS(out, "--p99 needs a value");
+}
+
+/* xmllint accepts the file; its output in out. */
+static int xmllint(const char *path)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof cmd, "xmllint --noout %s 2>&1", path);
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	size_t n = fread(out2, 1, sizeof out2 - 1, p);
+	out2[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static size_t count(const char *text, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+static bool slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return false;
+	size_t n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return true;
+}
+
+/*
+ * "cfsbw ARGS --svg TMP": the picture in out; 0 when the command and
+ * xmllint (apt-get install libxml2-utils; .ci/run does) accept it.
+ */
+static int picture(const char *args)
+{
+	char path[] = "/tmp/cfsbw-test-svg-XXXXXX", cmd[512];
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(cmd, sizeof cmd, "%s --svg %s", args, path);
+	int rc = cfsbw(cmd, false, out, sizeof out);
+	if (!rc)
+		rc = xmllint(path);
+	if (!rc && !slurp(path, out, sizeof out))
+		rc = -1;
+	unlink(path);
+	return rc;
+}
+
+TEST(svg_sweep_curves_are_xml_with_both_series, "issue-14")
+{
+	ASSERT_INT(picture("sim " MIXIN " --sweep cpu.cfs_quota_us=10ms:40ms:5ms"),
+		   ==, 0);
+	ASSERT_HAS(out, "<g id=\"series-0\" class=\"series\" data-title=\""
+			"throttled periods\"");
+	ASSERT_HAS(out, "<g id=\"series-1\" class=\"series\" data-title=\""
+			"added p99 latency, line 16\"");
+	/* 7 values: 7 points a series; the 10 ms point at 50.21 % */
+	ASSERT_UINT(count(out, "<circle"), ==, 14);
+	ASSERT_HAS(out, "<title>10000: 50.21</title>");
+	ASSERT_HAS(out, "<title>10000: 180</title>");
+	ASSERT_HAS(out, "<title>40000: 0</title>");
+}
+
+TEST(svg_timeline_has_use_quota_and_throttled_stretches, "issue-14")
+{
+	ASSERT_INT(picture("sim " MIXIN " --duration 10s"), ==, 0);
+	ASSERT_HAS(out, "<g id=\"used-/app\"");
+	ASSERT_HAS(out, "<g id=\"quota-/app\"");
+	ASSERT_HAS(out, "<g id=\"throttled-/app\"");
+	/* 10 s of 100 ms periods: 100 bars; 2 throttled periods a request,
+	 * 10 requests: 20 shaded stretches (the root has no panel) */
+	const char *used = strstr(out, "<g id=\"used-/app\"");
+	const char *thr = strstr(out, "<g id=\"throttled-/app\"");
+	ASSERT_UINT(count(used, "<rect") - count(strstr(used, "</g>"), "<rect"),
+		    ==, 100);
+	ASSERT_UINT(count(thr, "<rect") - count(strstr(thr, "</g>"), "<rect"),
+		    ==, 20);
+	ASSERT_TRUE(strstr(out, "id=\"used-/\"") == NULL);
+}
+
+TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
+	  TEST_ENTRY(sweep_rows_in_value_order_and_deterministic)
+	  TEST_ENTRY(sweep_and_set_bad_input_exit_2)
+	  TEST_ENTRY(svg_sweep_curves_are_xml_with_both_series)
+	  TEST_ENTRY(svg_timeline_has_use_quota_and_throttled_stretches))
