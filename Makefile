@@ -3,6 +3,8 @@
 #   make                 library, command and tests, into $(BUILD)
 #   make test            every test; ends with "N passed, N failed"
 #   make bench           benchmarks (never part of make test)
+#   make fuzz            each libFuzzer harness of tests/fuzz/ for
+#                        FUZZ_SECONDS (default 60), with clang, ASan, UBSan
 #   make demo            the main job: cfsbw demo
 #   make install         PREFIX=/usr/local DESTDIR=
 #   make CC=clang        any C11 compiler
@@ -88,7 +90,7 @@ FUSE_LIBS := $(shell pkg-config --static --libs fuse3)
 DAEMON_TEST_BIN := $(filter $(BUILD)/tests/test_daemon%,$(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)))
 BIN := $(BUILD)/cfsbw
 
-.PHONY: all test check-symbols bench demo install uninstall clean
+.PHONY: all test check-symbols bench fuzz fuzz-build demo install uninstall clean
 
 all: $(LIB) $(DAEMON_LIB) $(BIN) $(TEST_BIN) $(BENCH_BIN) $(PROG_BIN)
 
@@ -143,6 +145,51 @@ check-symbols: $(LIB)
 bench: $(BENCH_BIN) $(BIN) $(PROG_BIN)
 	@for b in $(BENCH_BIN); do $(TEST_ENV) $$b || exit 1; done
 	@for s in $(wildcard bench/*.sh); do $(TEST_ENV) sh $$s || exit 1; done
+
+# Fuzzing (tests/fuzz/README.md): each harness is linked with its own copy
+# of the library, built by clang with libFuzzer's coverage, ASan and UBSan,
+# in build/fuzz.  Each runs FUZZ_SECONDS over its committed seed corpus
+# and a scratch corpus of what it finds (in build/fuzz/corpus, never in the
+# tree); a finding stops it, leaves the input in FUZZ_ARTIFACTS and fails
+# the target.
+FUZZ_CC ?= clang
+FUZZ_BUILD := build/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_ARTIFACTS ?= $(FUZZ_BUILD)/artifacts/
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRC))
+FUZZ_LIB_SRC := $(CORE_SRC) $(SIM_SRC) $(HOST_SRC)
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(FUZZ_LIB_SRC))
+
+$(FUZZ_BUILD)/src/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=c11 $(WARNINGS) -O1 -g -MMD -MP -Iinclude -Isrc \
+		-D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined \
+		-fno-sanitize-recover=all -fno-omit-frame-pointer -c $< -o $@
+
+$(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -std=c11 $(WARNINGS) -O1 -g -MMD -MP -Iinclude -Isrc \
+		-D_GNU_SOURCE $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB_OBJ) -lm -pthread
+
+.SECONDARY: $(FUZZ_LIB_OBJ)
+
+fuzz-build: $(FUZZ_BIN)
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_ARTIFACTS)
+	@for b in $(FUZZ_BIN); do \
+		n=$${b##*/fuzz_}; \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$n; \
+		echo "== $$b: $(FUZZ_SECONDS) s"; \
+		$$b -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -close_fd_mask=1 \
+			-artifact_prefix=$(FUZZ_ARTIFACTS)$$n- \
+			$$(cat tests/fuzz/$$n.options 2>/dev/null) \
+			$(FUZZ_BUILD)/corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
 
 demo: $(BIN)
 	$(BIN) demo

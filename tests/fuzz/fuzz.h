@@ -1,0 +1,62 @@
+/*
+ * fuzz.h - what the libFuzzer harnesses of tests/fuzz/ share: reading a
+ * fuzzer's input as a stream of small decisions, and stopping loudly when
+ * an invariant breaks.
+ *
+ * A harness is built with clang -fsanitize=fuzzer,address,undefined
+ * (make fuzz); libFuzzer calls LLVMFuzzerTestOneInput with each input.  A
+ * broken invariant calls abort(), which libFuzzer reports as a crash and
+ * saves as a reproducer: rerun it with `build/fuzz/fuzz_NAME FILE`.
+ */
+#ifndef CFSBW_TESTS_FUZZ_H
+#define CFSBW_TESTS_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The input, consumed front to back; reads past its end give zeros. */
+struct fz_input {
+	const uint8_t *p;
+	size_t n;
+};
+
+static inline unsigned fz_u8(struct fz_input *in)
+{
+	if (!in->n)
+		return 0;
+	in->n--;
+	return *in->p++;
+}
+
+/* nbytes (at most 8) little-endian bytes as an unsigned number. */
+static inline uint64_t fz_bytes(struct fz_input *in, unsigned nbytes)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < nbytes; i++)
+		v |= (uint64_t)fz_u8(in) << (8 * i);
+	return v;
+}
+
+/* A number in 0..n-1 (n >= 1). */
+static inline unsigned fz_below(struct fz_input *in, unsigned n)
+{
+	return n <= 256 ? fz_u8(in) % n : (unsigned)(fz_bytes(in, 4) % n);
+}
+
+/* An invariant: on failure, say which and where, then abort for libFuzzer. */
+#define FZ_CHECK(cond, ...)                                                    \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr, "%s:%d: invariant broken: %s: ",       \
+				__FILE__, __LINE__, #cond);                    \
+			fprintf(stderr, __VA_ARGS__);                          \
+			fputc('\n', stderr);                                   \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+#endif

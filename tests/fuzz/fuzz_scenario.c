@@ -1,0 +1,172 @@
+/*
+ * fuzz_scenario.c - the scenario parser (sim_scenario_parse) on any text,
+ * then a short run of what it accepted, twice, which must print the same.
+ *
+ * The input is the scenario text itself (docs/sim.md's format), so the seed
+ * corpus is scenario files.  A rejected scenario must come back with -EINVAL
+ * and a message (and -ENOMEM only if memory ran out); an accepted one is
+ * capped so that one input takes milliseconds, whatever it asks: at most
+ * 200 ms simulated on 16 CPUs and 64 tasks, no workload cycle under 50 us,
+ * no more than 10 000 requests a second, and every trace workload reads
+ * the same short trace.  It then runs twice from the same scenario, each
+ * time in a fresh machine within a 64 MB memory budget, and both runs must
+ * give the same JSON and text reports, byte for byte (docs/sim.md: same
+ * scenario and seed, same output).
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "sim/sim.h"
+
+#define FZ_MAX_TEXT 8192
+#define FZ_MAX_DURATION_NS (200 * CFSBW_NSEC_PER_MSEC)
+#define FZ_MAX_CPUS 16u
+#define FZ_MAX_TASKS 64u
+#define FZ_MIN_CYCLE_NS (50 * CFSBW_NSEC_PER_USEC)
+#define FZ_MIN_GAP_NS (100 * CFSBW_NSEC_PER_USEC)
+#define FZ_MEMORY (64u << 20)
+
+static const char fz_trace[] = "1000,2000\n300,0\n1,5000\n";
+
+/* A memory budget, as `cfsbw sim --max-memory` keeps one. */
+struct fz_budget {
+	size_t used, limit;
+};
+
+static void *fz_alloc(size_t size, size_t align, void *ctx)
+{
+	struct fz_budget *b = ctx;
+	const size_t header = 2 * sizeof(size_t);
+	if (align < header)
+		align = header;
+	if (size > SIZE_MAX - align || size + align > b->limit - b->used)
+		return NULL;
+	void *base;
+	if (posix_memalign(&base, align, size + align) != 0)
+		return NULL;
+	char *p = (char *)base + align;
+	memset(p, 0, size);
+	size_t *h = (size_t *)(void *)(p - header);
+	h[0] = size + align;
+	h[1] = align;
+	b->used += size + align;
+	return p;
+}
+
+static void fz_free(void *ptr, void *ctx)
+{
+	struct fz_budget *b = ctx;
+	const size_t *h =
+		(const size_t *)(const void *)((char *)ptr - 2 * sizeof(size_t));
+	b->used -= h[0];
+	free((char *)ptr - h[1]);
+}
+
+/* Cap what one input may cost; false: not worth running at all. */
+static bool fz_cap(struct sim_scenario *sc)
+{
+	if (sc->duration_ns > FZ_MAX_DURATION_NS)
+		sc->duration_ns = FZ_MAX_DURATION_NS;
+	if (sc->nr_cpus > FZ_MAX_CPUS)
+		sc->nr_cpus = FZ_MAX_CPUS;
+	unsigned tasks = 0;
+	for (size_t i = 0; i < sc->nr_tasks; i++) {
+		struct sim_task_spec *t = &sc->tasks[i];
+		if (t->count > FZ_MAX_TASKS - tasks)
+			t->count = FZ_MAX_TASKS - tasks;
+		if (!t->count)
+			return false;
+		tasks += t->count;
+		switch (t->workload) {
+		case SIM_WL_DUTY:
+			if (t->run_ns + t->sleep_ns < FZ_MIN_CYCLE_NS)
+				return false;
+			break;
+		case SIM_WL_REQUESTS:
+			if (t->mean_gap_ns < FZ_MIN_GAP_NS)
+				return false;
+			break;
+		case SIM_WL_TRACE: {
+			struct sim_error err;
+			FZ_CHECK(sim_trace_parse(t, fz_trace, &err) == 0,
+				 "the harness's trace: %s", err.msg);
+			break;
+		}
+		case SIM_WL_BUSY:
+		case SIM_WL_COUNT:
+			break;
+		}
+	}
+	return true;
+}
+
+/* One run into a report: JSON then text, in a malloc'ed string. */
+static char *fz_run(const struct sim_scenario *base, size_t *len)
+{
+	struct fz_budget budget = {0, FZ_MEMORY};
+	const struct cfsbw_allocator allocator = {fz_alloc, fz_free, &budget};
+	struct sim_scenario sc = *base;
+	sc.allocator = &allocator;
+	struct sim *s = NULL;
+	struct sim_error err;
+	int rc = sim_create(&sc, &s, &err);
+	if (rc) {
+		FZ_CHECK(rc == -EINVAL || rc == -ENOMEM, "sim_create: %d", rc);
+		FZ_CHECK(rc == -ENOMEM || err.msg[0], "sim_create: %d and no "
+			 "message", rc);
+		FZ_CHECK(budget.used == 0, "a failed sim_create kept %zu "
+			 "bytes", budget.used);
+		char *msg = strdup(err.msg);
+		FZ_CHECK(msg, "out of memory");
+		*len = strlen(msg);
+		return msg;
+	}
+	FZ_CHECK(sim_run(s) == 0, "sim_run failed");
+	char *out = NULL;
+	FILE *f = open_memstream(&out, len);
+	FZ_CHECK(f, "open_memstream");
+	sim_report_json(s, "fuzz.sim", f);
+	sim_report_text(s, "fuzz.sim", f);
+	FZ_CHECK(fclose(f) == 0, "report");
+	sim_free(s);
+	FZ_CHECK(budget.used == 0, "sim_free left %zu bytes", budget.used);
+	return out;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > FZ_MAX_TEXT)
+		return 0;
+	char *text = malloc(size + 1);
+	FZ_CHECK(text, "out of memory");
+	memcpy(text, data, size);
+	text[size] = '\0';
+
+	struct sim_scenario sc;
+	struct sim_error err;
+	sim_scenario_init(&sc);
+	int rc = sim_scenario_parse(&sc, text, &err);
+	free(text);
+	if (rc) {
+		FZ_CHECK(rc == -EINVAL || rc == -ENOMEM, "parse: %d", rc);
+		FZ_CHECK(rc == -ENOMEM ||
+				 (err.msg[0] && memchr(err.msg, '\0',
+						       sizeof err.msg)),
+			 "parse: %d and no message", rc);
+		sim_scenario_free(&sc);
+		return 0;
+	}
+	if (fz_cap(&sc)) {
+		size_t len1, len2;
+		char *one = fz_run(&sc, &len1);
+		char *two = fz_run(&sc, &len2);
+		FZ_CHECK(len1 == len2 && !memcmp(one, two, len1),
+			 "two runs differ:\n%s\n----\n%s", one, two);
+		free(one);
+		free(two);
+	}
+	sim_scenario_free(&sc);
+	return 0;
+}
