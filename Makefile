@@ -160,8 +160,7 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRC))
-FUZZ_LIB_SRC := $(CORE_SRC) $(SIM_SRC) $(HOST_SRC)
-FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(FUZZ_LIB_SRC))
+FUZZ_LIB_OBJ := $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ))
 
 $(FUZZ_BUILD)/src/%.o: src/%.c
 	@mkdir -p $(@D)

@@ -148,12 +148,21 @@ static const char *machine_cpus(char *buf, size_t size)
 	return buf;
 }
 
-int cli_sim_main(int argc, char **argv)
+struct sim_cmdline {
+	const char *timeline, *sweep, *svg;
+	struct cli_sim_opts o;
+	bool json;
+};
+
+/*
+ * The command line into *c; returns -1 to go on, or an exit status.  A
+ * function of its own so that tests/fuzz/ can call it.
+ */
+static int parse_args(int argc, char **argv, struct sim_cmdline *c)
 {
 	const char *timeline = NULL, *sweep = NULL, *svg = NULL;
 	struct cli_sim_opts o = {.cmd = "sim"};
 	bool json = false;
-	char cpus_buf[24];
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -230,9 +239,24 @@ int cli_sim_main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	if (o.replay && !o.cpus)
-		o.cpus = machine_cpus(cpus_buf, sizeof cpus_buf);
-	if (sweep)
-		return cli_sweep_main(&o, sweep, svg, json);
-	return single_run(&o, json, timeline, svg);
+	c->timeline = timeline;
+	c->sweep = sweep;
+	c->svg = svg;
+	c->o = o;
+	c->json = json;
+	return -1;
+}
+
+int cli_sim_main(int argc, char **argv)
+{
+	struct sim_cmdline c;
+	char cpus_buf[24];
+	int rc = parse_args(argc, argv, &c);
+	if (rc >= 0)
+		return rc;
+	if (c.o.replay && !c.o.cpus)
+		c.o.cpus = machine_cpus(cpus_buf, sizeof cpus_buf);
+	if (c.sweep)
+		return cli_sweep_main(&c.o, c.sweep, c.svg, c.json);
+	return single_run(&c.o, c.json, c.timeline, c.svg);
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -58,5 +59,28 @@ static inline unsigned fz_below(struct fz_input *in, unsigned n)
 			abort();                                               \
 		}                                                              \
 	} while (0)
+
+/*
+ * A command line from the input: argv[0] is name, then each NUL-separated
+ * piece of the input, at most max_args of them.  Returns argc; argv needs
+ * max_args + 2 entries and is NULL-terminated; *text is the malloc'ed copy
+ * the arguments point into, for the caller to free.
+ */
+static inline int fz_argv(const uint8_t *data, size_t size, const char *name,
+			  char **argv, int max_args, char **text)
+{
+	*text = malloc(size + 1);
+	FZ_CHECK(*text, "out of memory");
+	memcpy(*text, data, size);
+	(*text)[size] = '\0';
+	int argc = 0;
+	argv[argc++] = (char *)(uintptr_t)name;
+	for (size_t i = 0; i < size && argc < max_args + 1;) {
+		argv[argc++] = *text + i;
+		i += strlen(*text + i) + 1;
+	}
+	argv[argc] = NULL;
+	return argc;
+}
 
 #endif
