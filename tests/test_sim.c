@@ -702,6 +702,68 @@ TEST(exponential_sampler_is_pinned, "section-7")
 			"964471 ");
 }
 
+/*
+ * The event queue fires timers in (deadline, arming order), ends of bursts
+ * first at one instant, across its three tiers (near heap, wheel, far
+ * heap): random arms, re-arms and cancels, checked against a scan of all
+ * timers for the earliest.
+ */
+#define EVQ_TIMERS 300u
+
+TEST(event_queue_fires_in_deadline_then_arming_order, "section-7")
+{
+	static struct sim_timer tm[EVQ_TIMERS];
+	static unsigned char mem[1u << 20];
+	struct sim_evq q;
+	ASSERT_INT(__evq_size(EVQ_TIMERS) + 64, <=, sizeof mem);
+	__evq_init(&q, mem + (-(uintptr_t)mem & 63), EVQ_TIMERS);
+	for (unsigned i = 0; i < EVQ_TIMERS; i++) {
+		__timer_init(&tm[i], i % 5 ? SIM_T_WAKE : SIM_T_BURST, i);
+		__evq_add(&q, &tm[i]);
+	}
+	struct sim_rng rng;
+	__rng_seed(&rng, 42);
+	int64_t now = 0;
+	unsigned fired = 0;
+	for (int step = 0; step < 200000; step++) {
+		uint64_t r = __rng_next(&rng);
+		struct sim_timer *t = &tm[r % EVQ_TIMERS];
+		switch ((r >> 20) % 4) {
+		case 0: /* near: this instant or the next microseconds */
+			__timer_arm(&q, t, now + (int64_t)((r >> 30) % 3) * 20000);
+			break;
+		case 1: /* milliseconds: the wheel */
+			__timer_arm(&q, t, now + (int64_t)((r >> 30) % 100000000));
+			break;
+		case 2: /* seconds: the far heap */
+			__timer_arm(&q, t, now + (int64_t)((r >> 30) % 3000000000u));
+			break;
+		default: {
+			/* fire the earliest, as the run does */
+			struct sim_timer *want = NULL;
+			for (unsigned i = 0; i < EVQ_TIMERS; i++) {
+				struct sim_timer *c = &tm[i];
+				if (timer_armed(&q, c) &&
+				    (!want || c->when < want->when ||
+				     (c->when == want->when && c->seq < want->seq)))
+					want = c;
+			}
+			struct sim_timer *got = __evq_peek(&q);
+			ASSERT_INT(got == want, ==, 1);
+			if (!got)
+				break;
+			ASSERT_INT(got->when, >=, now);
+			now = got->when;
+			__timer_cancel(&q, got);
+			fired++;
+		}
+		}
+		if (test_failed)
+			return;
+	}
+	ASSERT_INT(fired, >, 40000);
+}
+
 TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(seed_quota_1000ms_is_two_cpus)
 	  TEST_ENTRY(seed_quota_100ms_is_a_fifth)
@@ -725,4 +787,5 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(trace_replays_its_steps)
 	  TEST_ENTRY(same_scenario_and_seed_same_output)
 	  TEST_ENTRY(every_failed_allocation_is_clean)
-	  TEST_ENTRY(exponential_sampler_is_pinned))
+	  TEST_ENTRY(exponential_sampler_is_pinned)
+	  TEST_ENTRY(event_queue_fires_in_deadline_then_arming_order))

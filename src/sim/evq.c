@@ -1,101 +1,322 @@
 /*
- * evq.c - the event queue: every timer of the machine in one 4-ary heap
- * keyed by (deadline, sequence number).  The sequence number is taken when
- * a timer is armed, so timers due at the same instant fire in the order
- * they were armed (ends of bursts first, see __timer_arm): the run is
- * deterministic whatever the heap's shape.
+ * evq.c - the event queue: every timer of the machine, fired in the order
+ * of (deadline, sequence number).  The sequence number is taken when a
+ * timer is armed, so timers due at the same instant fire in the order they
+ * were armed (ends of bursts first, see __timer_arm): the run is
+ * deterministic whatever the queue's shape.
  *
- * The heap is sized once for every timer the machine owns (one burst timer
- * per CPU, one per task, three per group, the tick, the balancer), so
- * arming never allocates and never fails.  Keys live in the heap's slots
- * (no pointer chasing while sifting); re-arming an armed timer moves it in
- * place.
+ * Three tiers, by how far a deadline lies beyond the current bucket of
+ * time (BUCKET_NS wide; the "cursor"):
+ *   near   deadlines in or before the cursor's bucket: a 4-ary heap, small
+ *          (the events of about 33 us), so sifting is short;
+ *   wheel  deadlines in the next NR_BUCKETS - 1 buckets (half a second):
+ *          one unordered list per bucket, O(1) to arm and to cancel;
+ *   far    later deadlines: a second 4-ary heap.
+ * When the near heap runs empty, the cursor moves to the next bucket that
+ * holds anything (a bitmap says which), that bucket becomes the near heap,
+ * and far deadlines now within half a second join the wheel.  The earliest
+ * timer is always in the near heap: every deadline there is before every
+ * deadline elsewhere.  Most timers are armed milliseconds ahead (ticks,
+ * arrivals, wake-ups, refreshes) and pass through the wheel, touching the
+ * heap only for the events of their own bucket; with one heap of every
+ * timer, re-arming a timer sifted through all of its levels, a third of
+ * the simulator's instructions.
+ *
+ * The tables are sized once for every timer the machine owns (one burst
+ * timer per CPU, one per task, three per group, the tick, the balancer),
+ * so arming never allocates and never fails.  Per timer, dense arrays
+ * indexed by its number hold where it is, its sequence number and its
+ * bucket links: sifting and linking never touch the timers themselves.
  */
 #include "sim/sim_int.h"
 
 #define ARITY 4u
+#define BUCKET_SHIFT 15u /* 32,768 ns */
+#define NR_BUCKETS 16384u /* a power of two: 537 ms of buckets */
+#define NO_TIMER UINT32_MAX
 
-static inline bool slot_before(const struct sim_evq_slot *a,
+enum { WHERE_IDLE, WHERE_NEAR, WHERE_WHEEL, WHERE_FAR };
+
+static inline int64_t bucket_of(int64_t when)
+{
+	return when >> BUCKET_SHIFT; /* deadlines are >= 0 */
+}
+
+static inline bool slot_before(const struct sim_evq *q,
+			       const struct sim_evq_slot *a,
 			       const struct sim_evq_slot *b)
 {
 	if (a->when != b->when)
 		return a->when < b->when;
-	return a->seq < b->seq;
+	return q->seq[a->num] < q->seq[b->num];
 }
 
-void __evq_init(struct sim_evq *q, struct sim_evq_slot *heap, uint32_t cap)
+/* ---- the two heaps ------------------------------------------------------ */
+
+static inline void place(struct sim_evq *q, struct sim_evq_heap *h,
+			 uint32_t i, const struct sim_evq_slot *s)
 {
-	q->heap = heap;
-	q->len = 0;
+	h->slot[i] = *s;
+	q->pos[s->num] = i;
+}
+
+static void sift_up(struct sim_evq *q, struct sim_evq_heap *h, uint32_t i)
+{
+	struct sim_evq_slot s = h->slot[i];
+	while (i > 0) {
+		uint32_t p = (i - 1) / ARITY;
+		if (!slot_before(q, &s, &h->slot[p]))
+			break;
+		place(q, h, i, &h->slot[p]);
+		i = p;
+	}
+	place(q, h, i, &s);
+}
+
+static void sift_down(struct sim_evq *q, struct sim_evq_heap *h, uint32_t i)
+{
+	struct sim_evq_slot s = h->slot[i];
+	for (;;) {
+		uint32_t c = ARITY * i + 1, best = c;
+		if (c >= h->len)
+			break;
+		uint32_t end = c + ARITY < h->len ? c + ARITY : h->len;
+		for (uint32_t k = c + 1; k < end; k++)
+			if (slot_before(q, &h->slot[k], &h->slot[best]))
+				best = k;
+		if (!slot_before(q, &h->slot[best], &s))
+			break;
+		place(q, h, i, &h->slot[best]);
+		i = best;
+	}
+	place(q, h, i, &s);
+}
+
+static void heap_push(struct sim_evq *q, struct sim_evq_heap *h,
+		      const struct sim_evq_slot *s)
+{
+	SIM_BUG_ON(h->len >= q->cap);
+	uint32_t i = h->len++;
+	place(q, h, i, s);
+	sift_up(q, h, i);
+}
+
+static void heap_remove(struct sim_evq *q, struct sim_evq_heap *h,
+			uint32_t num)
+{
+	uint32_t i = q->pos[num];
+	if (--h->len == i)
+		return;
+	place(q, h, i, &h->slot[h->len]);
+	if (i > 0 && slot_before(q, &h->slot[i], &h->slot[(i - 1) / ARITY]))
+		sift_up(q, h, i);
+	else
+		sift_down(q, h, i);
+}
+
+/* ---- the wheel ---------------------------------------------------------- */
+
+static void wheel_add(struct sim_evq *q, uint32_t num, int64_t bucket)
+{
+	uint32_t b = (uint32_t)bucket & (NR_BUCKETS - 1);
+	uint32_t first = q->head[b];
+	q->next[num] = first;
+	q->prev[num] = NO_TIMER;
+	if (first != NO_TIMER)
+		q->prev[first] = num;
+	q->head[b] = num;
+	q->bitmap[b / 64] |= UINT64_C(1) << (b % 64);
+	q->nr_wheel++;
+}
+
+static void wheel_remove(struct sim_evq *q, uint32_t num, int64_t when)
+{
+	uint32_t b = (uint32_t)bucket_of(when) & (NR_BUCKETS - 1);
+	uint32_t n = q->next[num], p = q->prev[num];
+	if (p != NO_TIMER)
+		q->next[p] = n;
+	else
+		q->head[b] = n;
+	if (n != NO_TIMER)
+		q->prev[n] = p;
+	if (q->head[b] == NO_TIMER)
+		q->bitmap[b / 64] &= ~(UINT64_C(1) << (b % 64));
+	q->nr_wheel--;
+}
+
+/* The bucket after the cursor's that holds timers (the wheel is not
+ * empty), as an absolute bucket number. */
+static int64_t wheel_next(const struct sim_evq *q)
+{
+	uint32_t start = ((uint32_t)q->cursor + 1) & (NR_BUCKETS - 1);
+	for (uint32_t k = 0; k <= NR_BUCKETS / 64; k++) {
+		uint32_t w = (start / 64 + k) % (NR_BUCKETS / 64);
+		uint64_t bits = q->bitmap[w];
+		if (k == 0)
+			bits &= ~UINT64_C(0) << (start % 64);
+		if (!bits)
+			continue;
+		uint32_t b = w * 64 + sim_ctz64(bits);
+		return q->cursor + (int64_t)((b - start) & (NR_BUCKETS - 1)) + 1;
+	}
+	SIM_BUG_ON(1);
+	return INT64_MAX;
+}
+
+/* ---- timers ------------------------------------------------------------- */
+
+static void insert(struct sim_evq *q, struct sim_timer *t)
+{
+	struct sim_evq_slot s = {.when = t->when, .num = t->num};
+	int64_t b = bucket_of(t->when);
+	if (b <= q->cursor) {
+		q->where[t->num] = WHERE_NEAR;
+		heap_push(q, &q->near, &s);
+	} else if (b < q->cursor + (int64_t)NR_BUCKETS) {
+		q->where[t->num] = WHERE_WHEEL;
+		wheel_add(q, t->num, b);
+	} else {
+		q->where[t->num] = WHERE_FAR;
+		heap_push(q, &q->far, &s);
+	}
+}
+
+static void remove_timer(struct sim_evq *q, struct sim_timer *t)
+{
+	switch (q->where[t->num]) {
+	case WHERE_NEAR:
+		heap_remove(q, &q->near, t->num);
+		break;
+	case WHERE_WHEEL:
+		wheel_remove(q, t->num, t->when);
+		break;
+	case WHERE_FAR:
+		heap_remove(q, &q->far, t->num);
+		break;
+	default:
+		return;
+	}
+	q->where[t->num] = WHERE_IDLE;
+}
+
+/*
+ * The near heap ran empty: move the cursor to the next bucket with timers
+ * (in the wheel, or the far heap's earliest), make that bucket the near
+ * heap, and bring far timers now within the wheel's reach into it.
+ */
+static void advance(struct sim_evq *q)
+{
+	int64_t next = INT64_MAX;
+	if (q->nr_wheel)
+		next = wheel_next(q);
+	if (q->far.len && bucket_of(q->far.slot[0].when) < next)
+		next = bucket_of(q->far.slot[0].when);
+	q->cursor = next;
+	uint32_t b = (uint32_t)next & (NR_BUCKETS - 1);
+	if (q->bitmap[b / 64] & (UINT64_C(1) << (b % 64))) {
+		/* every timer of this bucket is due in it: heapify them */
+		for (uint32_t num = q->head[b]; num != NO_TIMER;
+		     num = q->next[num]) {
+			struct sim_evq_slot s = {.when = q->timer[num]->when,
+						 .num = num};
+			q->where[num] = WHERE_NEAR;
+			place(q, &q->near, q->near.len++, &s);
+			q->nr_wheel--;
+		}
+		q->head[b] = NO_TIMER;
+		q->bitmap[b / 64] &= ~(UINT64_C(1) << (b % 64));
+		for (uint32_t i = q->near.len / ARITY + 1; i-- > 0;)
+			if (i < q->near.len)
+				sift_down(q, &q->near, i);
+	}
+	while (q->far.len &&
+	       bucket_of(q->far.slot[0].when) < next + (int64_t)NR_BUCKETS) {
+		struct sim_timer *t = q->timer[q->far.slot[0].num];
+		heap_remove(q, &q->far, t->num);
+		insert(q, t);
+	}
+}
+
+struct sim_timer *__evq_peek(struct sim_evq *q)
+{
+	while (!q->near.len) {
+		if (!q->nr_wheel && !q->far.len)
+			return NULL;
+		advance(q);
+	}
+	return q->timer[q->near.slot[0].num];
+}
+
+/* One block: the two heaps (each starting 48 bytes into a line, so that
+ * the children 4i+1..4i+4 of slot i fill one 64-byte line), then the
+ * tables per timer and per bucket. */
+#define HEAP_OFFSET 48u
+
+static size_t align64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+size_t __evq_size(uint32_t cap)
+{
+	size_t heap = align64(HEAP_OFFSET + (size_t)cap * sizeof(struct sim_evq_slot));
+	return 2 * heap + align64((size_t)cap * sizeof(uint64_t)) +
+	       3 * align64((size_t)cap * sizeof(uint32_t)) + align64(cap) +
+	       align64((size_t)cap * sizeof(struct sim_timer *)) +
+	       align64(NR_BUCKETS * sizeof(uint32_t)) +
+	       NR_BUCKETS / 64 * sizeof(uint64_t);
+}
+
+static void *take(char **p, size_t bytes)
+{
+	void *r = *p;
+	*p += align64(bytes);
+	return r;
+}
+
+void __evq_init(struct sim_evq *q, void *mem, uint32_t cap)
+{
+	char *p = mem;
+	size_t heap = HEAP_OFFSET + (size_t)cap * sizeof(struct sim_evq_slot);
+	q->near.slot = (struct sim_evq_slot *)(void *)((char *)take(&p, heap) +
+						       HEAP_OFFSET);
+	q->far.slot = (struct sim_evq_slot *)(void *)((char *)take(&p, heap) +
+						      HEAP_OFFSET);
+	q->seq = take(&p, (size_t)cap * sizeof(uint64_t));
+	q->pos = take(&p, (size_t)cap * sizeof(uint32_t));
+	q->next = take(&p, (size_t)cap * sizeof(uint32_t));
+	q->prev = take(&p, (size_t)cap * sizeof(uint32_t));
+	q->where = take(&p, cap);
+	q->timer = take(&p, (size_t)cap * sizeof(struct sim_timer *));
+	q->head = take(&p, NR_BUCKETS * sizeof(uint32_t));
+	q->bitmap = take(&p, NR_BUCKETS / 64 * sizeof(uint64_t));
+	for (uint32_t b = 0; b < NR_BUCKETS; b++)
+		q->head[b] = NO_TIMER;
+	for (uint32_t w = 0; w < NR_BUCKETS / 64; w++)
+		q->bitmap[w] = 0;
+	q->near.len = q->far.len = 0;
+	q->nr_wheel = 0;
+	q->cursor = 0;
 	q->cap = cap;
-	q->seq = 0;
+	q->nr = 0;
+	q->next_seq = 0;
 }
 
 void __timer_init(struct sim_timer *t, enum sim_timer_kind kind, uint32_t id)
 {
 	t->when = 0;
 	t->seq = 0;
-	t->idx = SIM_TIMER_IDLE;
+	t->num = NO_TIMER;
 	t->kind = (uint16_t)kind;
 	t->id = id;
 }
 
-static inline void place(struct sim_evq *q, uint32_t i,
-			 const struct sim_evq_slot *s)
+void __evq_add(struct sim_evq *q, struct sim_timer *t)
 {
-	q->heap[i] = *s;
-	s->t->idx = i;
-}
-
-static void sift_up(struct sim_evq *q, uint32_t i)
-{
-	struct sim_evq_slot s = q->heap[i];
-	while (i > 0) {
-		uint32_t p = (i - 1) / ARITY;
-		if (!slot_before(&s, &q->heap[p]))
-			break;
-		place(q, i, &q->heap[p]);
-		i = p;
-	}
-	place(q, i, &s);
-}
-
-static void sift_down(struct sim_evq *q, uint32_t i)
-{
-	struct sim_evq_slot s = q->heap[i];
-	for (;;) {
-		uint32_t c = ARITY * i + 1, best = c;
-		if (c >= q->len)
-			break;
-		uint32_t end = c + ARITY < q->len ? c + ARITY : q->len;
-		for (uint32_t k = c + 1; k < end; k++)
-			if (slot_before(&q->heap[k], &q->heap[best]))
-				best = k;
-		if (!slot_before(&q->heap[best], &s))
-			break;
-		place(q, i, &q->heap[best]);
-		i = best;
-	}
-	place(q, i, &s);
-}
-
-/* Restore the heap around slot i after its key changed either way. */
-static void fix(struct sim_evq *q, uint32_t i)
-{
-	if (i > 0 && slot_before(&q->heap[i], &q->heap[(i - 1) / ARITY]))
-		sift_up(q, i);
-	else
-		sift_down(q, i);
-}
-
-static void heap_remove(struct sim_evq *q, struct sim_timer *t)
-{
-	uint32_t i = t->idx;
-	t->idx = SIM_TIMER_IDLE;
-	if (--q->len == i)
-		return;
-	place(q, i, &q->heap[q->len]);
-	fix(q, i);
+	SIM_BUG_ON(q->nr >= q->cap);
+	t->num = q->nr++;
+	q->timer[t->num] = t;
+	q->where[t->num] = WHERE_IDLE;
 }
 
 /*
@@ -108,31 +329,16 @@ static void heap_remove(struct sim_evq *q, struct sim_timer *t)
 
 void __timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when)
 {
-	uint64_t seq = q->seq++ | (t->kind == SIM_T_BURST ? 0 : SEQ_LATER);
-	struct sim_evq_slot s = {.when = when, .seq = seq, .t = t};
+	SIM_BUG_ON(when < 0);
+	uint64_t seq = q->next_seq++ | (t->kind == SIM_T_BURST ? 0 : SEQ_LATER);
+	remove_timer(q, t);
 	t->when = when;
-	t->seq = s.seq;
-	if (timer_armed(t)) {
-		place(q, t->idx, &s);
-		fix(q, t->idx);
-		return;
-	}
-	SIM_BUG_ON(q->len >= q->cap);
-	place(q, q->len++, &s);
-	sift_up(q, t->idx);
+	t->seq = seq;
+	q->seq[t->num] = seq;
+	insert(q, t);
 }
 
 void __timer_cancel(struct sim_evq *q, struct sim_timer *t)
 {
-	if (timer_armed(t))
-		heap_remove(q, t);
-}
-
-struct sim_timer *__evq_pop(struct sim_evq *q)
-{
-	if (!q->len)
-		return NULL;
-	struct sim_timer *t = q->heap[0].t;
-	heap_remove(q, t);
-	return t;
+	remove_timer(q, t);
 }

@@ -505,7 +505,7 @@ static void schedule(struct sim *s, unsigned c)
 	__task_set_state(s, t, SIM_TS_RUNNING);
 	cpu_set_idle(s, c, false);
 	arm_burst(s, c);
-	if (!timer_armed(&s->tick_timer))
+	if (!timer_armed(&s->evq, &s->tick_timer))
 		__timer_arm(&s->evq, &s->tick_timer,
 			    (s->now / s->tick_ns + 1) * s->tick_ns);
 }
@@ -534,12 +534,8 @@ static unsigned select_cpu(const struct sim *s, const struct sim_task *t)
 		uint64_t bits = s->idle_mask[w];
 		if (k == 0)
 			bits &= ~UINT64_C(0) << (start % 64);
-		if (bits) {
-			unsigned b = 0;
-			while (!(bits & (UINT64_C(1) << b)))
-				b++;
-			return w * 64 + b;
-		}
+		if (bits)
+			return w * 64 + sim_ctz64(bits);
 	}
 	return prev;
 }
@@ -612,13 +608,7 @@ static void on_tick(struct sim *s, int64_t when)
 		if (w == words - 1 && n % 64)
 			busy &= (UINT64_C(1) << (n % 64)) - 1;
 		while (busy) {
-			unsigned b = 0;
-#if defined(__GNUC__) || defined(__clang__)
-			b = (unsigned)__builtin_ctzll(busy);
-#else
-			while (!(busy & (UINT64_C(1) << b)))
-				b++;
-#endif
+			unsigned b = sim_ctz64(busy);
 			busy &= busy - 1;
 			unsigned c = w * 64 + b;
 			/* a CPU that woke at this very instant ticks first at
@@ -760,12 +750,12 @@ int sim_run(struct sim *s)
 	 * One the handler left alone (same sequence number) is removed.
 	 */
 	struct sim_timer *tm;
-	while ((tm = evq_peek(&s->evq)) && tm->when < s->end_ns) {
+	while ((tm = __evq_peek(&s->evq)) && tm->when < s->end_ns) {
 		uint64_t seq = tm->seq;
 		s->now = tm->when;
 		s->events++;
 		on_timer(s, tm);
-		if (timer_armed(tm) && tm->seq == seq)
+		if (timer_armed(&s->evq, tm) && tm->seq == seq)
 			__timer_cancel(&s->evq, tm);
 		process_resched(s);
 		/* a replay ends with its last thread (docs/sim.md) */

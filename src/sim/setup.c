@@ -245,6 +245,22 @@ static int setup_tasks(struct sim *s, struct sim_error *err)
 	return 0;
 }
 
+/* Number every timer of the machine in the event queue. */
+static void register_timers(struct sim *s)
+{
+	for (unsigned c = 0; c < s->nr_cpus; c++)
+		__evq_add(&s->evq, &s->cpus[c].burst);
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		__evq_add(&s->evq, &s->tasks[i].wake);
+	for (size_t i = 0; i < s->nr_groups; i++) {
+		__evq_add(&s->evq, &s->groups[i]->period_timer);
+		__evq_add(&s->evq, &s->groups[i]->slack_timer);
+		__evq_add(&s->evq, &s->groups[i]->sample_timer);
+	}
+	__evq_add(&s->evq, &s->tick_timer);
+	__evq_add(&s->evq, &s->balance_timer);
+}
+
 int sim_create(const struct sim_scenario *sc, struct sim **out,
 	       struct sim_error *err)
 {
@@ -314,12 +330,17 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 	if ((rc = setup_tasks(s, err)))
 		goto fail;
 	size_t nr_timers = (size_t)n + s->nr_tasks + 3 * s->nr_groups + 2;
-	struct sim_evq_slot *heap;
 	rc = -ENOMEM;
-	if (nr_timers > UINT32_MAX - 1 ||
-	    !(heap = __sim_zalloc(s, nr_timers, sizeof(*heap))))
+	if (nr_timers > UINT32_MAX - 1)
 		goto fail;
-	__evq_init(&s->evq, heap, (uint32_t)nr_timers);
+	/* 64 bytes more, to align it on a cache line */
+	s->evq_mem = __sim_alloc(s, __evq_size((uint32_t)nr_timers) + 64, 1);
+	if (!s->evq_mem)
+		goto fail;
+	__evq_init(&s->evq,
+		   (char *)s->evq_mem + (-(uintptr_t)s->evq_mem & 63),
+		   (uint32_t)nr_timers);
+	register_timers(s);
 	*out = s;
 	return 0;
 fail:
@@ -342,7 +363,7 @@ void sim_free(struct sim *s)
 		__sim_free(s, s->groups[i]);
 	}
 	cfsbw_tree_free(s->tree);
-	__sim_free(s, s->evq.heap);
+	__sim_free(s, s->evq_mem);
 	__sim_free(s, s->tasks);
 	__sim_free(s, s->lines);
 	__sim_free(s, s->groups);

@@ -25,6 +25,19 @@
 /* A broken invariant of the model: common/helpers.h's BUG_ON. */
 #define SIM_BUG_ON(cond) BUG_ON(cond)
 
+/* The lowest set bit of bits != 0. */
+static inline unsigned sim_ctz64(uint64_t bits)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return (unsigned)__builtin_ctzll(bits);
+#else
+	unsigned b = 0;
+	while (!(bits & (UINT64_C(1) << b)))
+		b++;
+	return b;
+#endif
+}
+
 /* ---- evq.c ---------------------------------------------------------- */
 
 enum sim_timer_kind {
@@ -42,41 +55,57 @@ enum sim_timer_kind {
 struct sim_timer {
 	int64_t when;
 	uint64_t seq;  /* equal deadlines fire in the order they were armed */
-	uint32_t idx;  /* position in the heap, SIM_TIMER_IDLE when not armed */
+	uint32_t num;  /* its number in the queue's tables (__evq_add) */
 	uint16_t kind;
 	uint32_t id;
 };
 
-/* A heap slot holds the key beside the timer: comparisons stay in the
- * array, without a load from each timer. */
+/* A heap slot: the deadline beside the timer's number, 16 bytes, so that
+ * the four children of a slot share one cache line. */
 struct sim_evq_slot {
 	int64_t when;
-	uint64_t seq;
-	struct sim_timer *t;
+	uint32_t num;
+	uint32_t unused;
 };
 
+struct sim_evq_heap {
+	struct sim_evq_slot *slot;
+	uint32_t len;
+};
+
+/* The queue (evq.c): a near heap, a wheel of buckets, a far heap; tables
+ * indexed by a timer's number. */
 struct sim_evq {
-	struct sim_evq_slot *heap;
-	uint32_t len, cap;
-	uint64_t seq;
+	struct sim_evq_heap near, far;
+	int64_t cursor;           /* the near heap's bucket */
+	uint32_t *pos;            /* [num]: position in its heap */
+	uint32_t *next, *prev;    /* [num]: links in its bucket */
+	uint8_t *where;           /* [num]: idle, near, wheel or far */
+	uint64_t *seq;            /* [num]: sequence number when armed */
+	struct sim_timer **timer; /* [num] */
+	uint32_t *head;           /* [bucket]: its first timer */
+	uint64_t *bitmap;         /* [bucket / 64]: buckets with timers */
+	uint32_t nr_wheel, cap, nr;
+	uint64_t next_seq;
 };
 
-/* heap: an array of cap slots, owned by the caller. */
-void __evq_init(struct sim_evq *q, struct sim_evq_slot *heap, uint32_t cap);
+/* Room for cap timers (__evq_size() bytes at mem, 64-byte aligned). */
+size_t __evq_size(uint32_t cap);
+void __evq_init(struct sim_evq *q, void *mem, uint32_t cap);
 void __timer_init(struct sim_timer *t, enum sim_timer_kind kind, uint32_t id);
-/* Arm (or re-arm) t at when.  The heap holds every timer: never fails. */
+/* Give t its number in q: every timer once, before it is armed. */
+void __evq_add(struct sim_evq *q, struct sim_timer *t);
+/* Arm (or re-arm) t at when >= 0.  The queue holds every timer: never
+ * fails. */
 void __timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when);
 void __timer_cancel(struct sim_evq *q, struct sim_timer *t);
-static inline bool timer_armed(const struct sim_timer *t)
+static inline bool timer_armed(const struct sim_evq *q,
+			       const struct sim_timer *t)
 {
-	return t->idx != SIM_TIMER_IDLE;
+	return q->where[t->num] != 0;
 }
-static inline struct sim_timer *evq_peek(const struct sim_evq *q)
-{
-	return q->len ? q->heap[0].t : NULL;
-}
-/* Remove and return the earliest timer (NULL when empty). */
-struct sim_timer *__evq_pop(struct sim_evq *q);
+/* The earliest timer, left armed (NULL when none is). */
+struct sim_timer *__evq_peek(struct sim_evq *q);
 
 /* ---- rng.c ---------------------------------------------------------- */
 
@@ -270,6 +299,7 @@ struct sim {
 	unsigned nr_latency;
 	int64_t balance_ns;
 	struct sim_evq evq;
+	void *evq_mem;
 	struct sim_rng rng;
 	struct sim_cpu *cpus;
 	struct sim_group **groups; /* in creation order; [0] is the root */

@@ -80,21 +80,23 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-#define RADIX_BITS 11u
-#define RADIX (1u << RADIX_BITS)
+#define RADIX_MAX_BITS 11u
 
 /*
- * Sort the latencies (all >= 0): an LSD radix sort, 11 bits a pass, as
- * many passes as the largest value needs; qsort() if there is no memory
- * for the second buffer.  Runs once per line, after the run.
+ * Sort the latencies (all >= 0): an LSD radix sort, as many passes as the
+ * largest value needs, 11 bits a pass for long records and 8 for short
+ * ones (clearing 2048 counters per pass cost more than sorting a few
+ * hundred values); qsort() if there is no memory for the second buffer.
+ * Runs once per line, after the run.
  */
 void __line_finish(struct sim *s, struct sim_line *l)
 {
 	size_t n = l->nr_lat;
 	if (n < 2)
 		return;
+	unsigned bits = n >= 65536 ? RADIX_MAX_BITS : 8u, radix = 1u << bits;
 	int64_t *tmp = n > 64 ? __sim_alloc(s, n, sizeof(*tmp)) : NULL;
-	size_t *count = tmp ? __sim_zalloc(s, RADIX, sizeof(*count)) : NULL;
+	size_t *count = tmp ? __sim_alloc(s, radix, sizeof(*count)) : NULL;
 	if (!count) {
 		__sim_free(s, tmp);
 		qsort(l->lat, n, sizeof(*l->lat), cmp_i64);
@@ -105,18 +107,18 @@ void __line_finish(struct sim *s, struct sim_line *l)
 		if ((uint64_t)l->lat[i] > max)
 			max = (uint64_t)l->lat[i];
 	int64_t *src = l->lat, *dst = tmp;
-	for (unsigned shift = 0; shift < 64 && (max >> shift); shift += RADIX_BITS) {
-		memset(count, 0, RADIX * sizeof(*count));
+	for (unsigned shift = 0; shift < 64 && (max >> shift); shift += bits) {
+		memset(count, 0, radix * sizeof(*count));
 		for (size_t i = 0; i < n; i++)
-			count[((uint64_t)src[i] >> shift) & (RADIX - 1)]++;
+			count[((uint64_t)src[i] >> shift) & (radix - 1)]++;
 		size_t sum = 0;
-		for (unsigned d = 0; d < RADIX; d++) {
+		for (unsigned d = 0; d < radix; d++) {
 			size_t c = count[d];
 			count[d] = sum;
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[count[((uint64_t)src[i] >> shift) & (RADIX - 1)]++] =
+			dst[count[((uint64_t)src[i] >> shift) & (radix - 1)]++] =
 				src[i];
 		int64_t *t = src;
 		src = dst;
