@@ -257,10 +257,64 @@ TEST(wakeup_under_throttled_account, "R7")
 	drv_fini(&d);
 }
 
+/*
+ * R5, R6: cfsbw_runtime_left_ns is the least runtime_remaining over the
+ * limited groups on g's path: /a (quota 25 ms) above /a/b (unlimited)
+ * above /a/b/c (quota 12 ms); v4, slice 10 ms.
+ *   nothing limited on the path (/, /x)       -> INF
+ *   c's first check: c takes 10, a takes 10   -> min(10, 10) = 10
+ *   c runs 4                                  -> min(6, 6) = 6
+ *   a task of /a runs 5 (a only)              -> min(6, 1) = 1 for c, b
+ *   c runs 3: a runs dry and takes 10 -> 8    -> min(3, 8) = 3
+ *   c runs 5: c takes min(10, 2) = 2 -> 0     -> throttled, <= 0
+ * and each answer is on its own runqueue only.
+ */
+TEST(runtime_left_is_least_on_the_path, "R5 R6")
+{
+	struct drv d;
+	drv_init(&d, 2, CFSBW_POLICY_V4);
+	struct cfsbw_group *a = drv_group(&d, "/a", 25000, 0);
+	struct cfsbw_group *b = drv_group(&d, "/a/b", -1, 0);
+	struct cfsbw_group *c = drv_group(&d, "/a/b/c", 12000, 0);
+	struct cfsbw_group *x = drv_group(&d, "/x", -1, 0);
+	ASSERT_INT(cfsbw_runtime_left_ns(cfsbw_tree_root(d.tree), 0), ==,
+		   CFSBW_RUNTIME_INF);
+	ASSERT_INT(cfsbw_runtime_left_ns(x, 0), ==, CFSBW_RUNTIME_INF);
+	/* Limited groups hold nothing until a charge asks. */
+	ASSERT_INT(cfsbw_runtime_left_ns(c, 0), ==, 0);
+
+	drv_enqueue(&d, c, 0);
+	ASSERT_FALSE(drv_charge(&d, c, 0, 0));
+	ASSERT_INT(cfsbw_runtime_left_ns(c, 0), ==, MS(10));
+	ASSERT_INT(cfsbw_runtime_left_ns(b, 0), ==, MS(10));
+	ASSERT_INT(cfsbw_runtime_left_ns(c, 1), ==, 0);
+	ASSERT_FALSE(drv_charge(&d, c, 0, MS(4)));
+	ASSERT_INT(cfsbw_runtime_left_ns(c, 0), ==, MS(6));
+
+	drv_enqueue(&d, a, 0);
+	ASSERT_FALSE(drv_charge(&d, a, 0, MS(5)));
+	ASSERT_INT(cfsbw_runtime_left_ns(c, 0), ==, MS(1));
+	ASSERT_INT(cfsbw_runtime_left_ns(b, 0), ==, MS(1));
+	ASSERT_INT(cfsbw_runtime_left_ns(a, 0), ==, MS(1));
+
+	ASSERT_FALSE(drv_charge(&d, c, 0, MS(3)));
+	ASSERT_INT(cfsbw_account_runtime_ns(a, 0), ==, MS(8));
+	ASSERT_INT(cfsbw_runtime_left_ns(c, 0), ==, MS(3));
+
+	ASSERT_TRUE(drv_charge(&d, c, 0, MS(5)));
+	ASSERT_TRUE(cfsbw_account_throttled(c, 0));
+	ASSERT_INT(cfsbw_runtime_left_ns(c, 0), <=, 0);
+	ASSERT_INT(cfsbw_runtime_left_ns(c, 0), ==, 0);
+	ASSERT_INT(cfsbw_runtime_left_ns(a, 0), ==, MS(3));
+	ASSERT_INT(cfsbw_runtime_left_ns(c, 1), ==, 0);
+	drv_fini(&d);
+}
+
 TEST_MAIN(TEST_ENTRY(defaults_v4) TEST_ENTRY(defaults_upstream)
 	  TEST_ENTRY(slice_request_min_slice_pool)
 	  TEST_ENTRY(slice_follows_sysctl) TEST_ENTRY(no_request_while_positive)
 	  TEST_ENTRY(throttle_when_pool_empty) TEST_ENTRY(throttle_is_per_rq)
 	  TEST_ENTRY(charge_goes_to_limited_ancestors)
 	  TEST_ENTRY(unlimited_never_throttles)
-	  TEST_ENTRY(wakeup_under_throttled_account))
+	  TEST_ENTRY(wakeup_under_throttled_account)
+	  TEST_ENTRY(runtime_left_is_least_on_the_path))
