@@ -59,6 +59,16 @@ extern "C" {
 #define CFSBW_NSEC_PER_SEC INT64_C(1000000000)
 
 /*
+ * The edges of the core's numbers (2^62 ns is 146 years).  now_ns, in
+ * every call, is 0 or more; near INT64_MAX, an expiry the core asks for
+ * (period and slack timers) saturates at INT64_MAX rather than wrap into
+ * the past.  A charge above CFSBW_CHARGE_MAX_NS counts as that much.  A
+ * throttled account's debt (R13) saturates at CFSBW_DEBT_MAX_NS.
+ */
+#define CFSBW_CHARGE_MAX_NS (INT64_C(1) << 62)
+#define CFSBW_DEBT_MAX_NS (INT64_C(1) << 62)
+
+/*
  * Policies (SPEC section 6).  X(enum suffix, name used in files and flags)
  *  - v4:         Paul Turner's CFS Bandwidth Control v4 (seeds 002-008).
  *  - upstream:   today's Linux: 100 ms / 5 ms defaults, slack return and
@@ -232,7 +242,8 @@ void cfsbw_group_stats(struct cfsbw_group *g, struct cfsbw_stats *out);
  * A charge of 0 ns is the check before a task of g starts running on rq
  * (upstream's check_enqueue_throttle): an account holding no runtime asks
  * its pool, and throttles if the pool is dry, so that a runqueue does not
- * run a tick on credit.  Negative deltas are ignored.
+ * run a tick on credit.  Negative deltas are ignored; deltas above
+ * CFSBW_CHARGE_MAX_NS count as CFSBW_CHARGE_MAX_NS.
  */
 bool cfsbw_charge(struct cfsbw_group *g, unsigned rq, int64_t delta_ns,
 		  int64_t now_ns);
@@ -284,8 +295,12 @@ int64_t cfsbw_slack_timer_fire(struct cfsbw_group *g, int64_t now_ns);
  * A runqueue goes away (a CPU offline, a process that exited): every
  * account on rq gives its unused runtime back to its pool, is unthrottled
  * (counting its throttled time) and forgets its tasks.  The index may be
- * used again afterwards.  No callback fires: the runqueue is gone, and
- * nothing is left to resume on it.  A configuration-class call.
+ * used again afterwards.  No throttle or unthrottle callback fires: the
+ * runqueue is gone, and nothing is left to resume on it.  In the upstream
+ * policy the runtime given back may arm the slack timer
+ * (ops.slack_timer_start), as an idle account's slack does, so that
+ * throttled accounts get it before the refresh.  A configuration-class
+ * call.
  */
 void cfsbw_rq_offline(struct cfsbw_tree *tree, unsigned rq, int64_t now_ns);
 

@@ -96,8 +96,11 @@ TEST(offline_return_starts_slack_timer, "upstream")
 	int64_t held = cfsbw_account_runtime_ns(g, 0) +
 		       cfsbw_account_runtime_ns(g, 2);
 	ASSERT_INT(held, >, MS(5));
+	drv_clear(&d);
 	cfsbw_rq_offline(d.tree, 0, MS(13));
 	cfsbw_rq_offline(d.tree, 2, MS(13));
+	/* cfsbw.h: the slack timer is the only callback rq_offline fires. */
+	ASSERT_UINT(d.nev, ==, 0);
 	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, held);
 	ASSERT_UINT(dg->nr_slack_starts, ==, 1);
 	ASSERT_INT(dg->slack_expiry, ==, MS(18));

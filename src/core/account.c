@@ -18,7 +18,11 @@ static void account_charge_slow(struct cfsbw_group *g, struct cfsbw_account *a,
 				int64_t delta_ns, int64_t now_ns)
 {
 	spin_lock(&g->pool.lock);
-	a->runtime_remaining -= delta_ns;
+	/* R13: a debt saturates (cfsbw.h); 0 <= delta_ns <= 2^62. */
+	if (a->runtime_remaining < delta_ns - CFSBW_DEBT_MAX_NS)
+		a->runtime_remaining = -CFSBW_DEBT_MAX_NS;
+	else
+		a->runtime_remaining -= delta_ns;
 	/* A throttled account that ran on (a tick's overrun) owes it (R13). */
 	if (!account_is_throttled(a) && g->tree->steps->refill(g, a, now_ns))
 		cfsbw__account_throttle(g, a, now_ns);
@@ -47,16 +51,26 @@ bool cfsbw_charge(struct cfsbw_group *g, unsigned rq, int64_t delta_ns,
 		  int64_t now_ns)
 {
 	BUG_ON(rq >= g->tree->nr_rq);
-	/* A zero charge checks for runtime before a task runs. */
-	if (likely(delta_ns >= 0)) {
-		/* R5: this group and every limited ancestor, nothing else. */
-		for (struct cfsbw_group *b = group_first_limited(g); b;
-		     b = b->bw_up) {
-			struct cfsbw_account *a = group_acct(b, rq);
-			if (!account_charge_fast(a, delta_ns))
-				account_charge_slow(b, a, delta_ns, now_ns);
-		}
+	/*
+	 * One compare, as unsigned, finds both a negative delta (ignored) and
+	 * one above CFSBW_CHARGE_MAX_NS (charged as that much, cfsbw.h), so
+	 * that no sum below can overflow.
+	 */
+	if (unlikely((uint64_t)delta_ns > (uint64_t)CFSBW_CHARGE_MAX_NS)) {
+		if (delta_ns < 0)
+			goto out;
+		delta_ns = CFSBW_CHARGE_MAX_NS;
 	}
+	/*
+	 * R5: this group and every limited ancestor, nothing else.  A zero
+	 * charge checks for runtime before a task runs.
+	 */
+	for (struct cfsbw_group *b = group_first_limited(g); b; b = b->bw_up) {
+		struct cfsbw_account *a = group_acct(b, rq);
+		if (!account_charge_fast(a, delta_ns))
+			account_charge_slow(b, a, delta_ns, now_ns);
+	}
+out:
 	/* R11: throttled itself or through any ancestor. */
 	return atomic_load_explicit(&group_acct(g, rq)->throttle_count,
 				    memory_order_relaxed) > 0;

@@ -179,6 +179,32 @@ static inline struct cfsbw_group *group_next_pre(struct cfsbw_group *pos,
 }
 
 /*
+ * t + d for a time t >= 0 and a duration d >= 0, saturated at INT64_MAX:
+ * an expiry near the end of the clock is asked for at INT64_MAX, never
+ * wrapped into the past (cfsbw.h).
+ */
+static inline int64_t time_add_sat(int64_t t, int64_t d)
+{
+	return t > INT64_MAX - d ? INT64_MAX : t + d;
+}
+
+/*
+ * The first multiple of period_ns after expires_ns, counted from
+ * expires_ns, that is later than now_ns (hrtimer_forward), saturated at
+ * INT64_MAX; *overrun (if not NULL) gets how many periods it moved.
+ * expires_ns <= now_ns, both >= 0.
+ */
+static inline int64_t time_forward(int64_t expires_ns, int64_t now_ns,
+				   int64_t period_ns, int64_t *overrun)
+{
+	/* steps * period_ns <= now_ns - expires_ns: no overflow */
+	int64_t steps = (now_ns - expires_ns) / period_ns;
+	if (overrun)
+		*overrun = steps + 1;
+	return time_add_sat(expires_ns + steps * period_ns, period_ns);
+}
+
+/*
  * A policy: the steps in which policies differ, called by the mechanism
  * (SPEC section 6).  Steps marked "pool lock held" are called with g's
  * pool lock held and never take it.  A NULL step does nothing.

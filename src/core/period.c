@@ -33,8 +33,9 @@ int64_t cfsbw_period_timer_fire(struct cfsbw_group *g, int64_t now_ns)
 		goto out;
 	}
 	/* R10: an expiry late by k periods counts k. */
-	int64_t overrun = (now_ns - pool->expires_ns) / pool->period_ns + 1;
-	pool->expires_ns += overrun * pool->period_ns;
+	int64_t overrun;
+	pool->expires_ns = time_forward(pool->expires_ns, now_ns,
+					pool->period_ns, &overrun);
 
 	if (g->tree->steps->refresh(g, overrun, now_ns))
 		next = pool->expires_ns;

@@ -79,7 +79,10 @@ static bool hardlimits_refresh(struct cfsbw_group *g, int64_t overrun,
 			hardlimits_borrow(g, a);
 		int64_t runtime = a->hl_runtime;
 		int64_t used = runtime - a->runtime_remaining;
-		int64_t decay = overrun * runtime;
+		/* overrun runtimes, saturated: all used time decays */
+		int64_t decay = runtime > 0 && overrun > INT64_MAX / runtime
+					? INT64_MAX
+					: overrun * runtime;
 		used -= used < decay ? used : decay;
 		if (used < 0)
 			used = 0;

@@ -90,7 +90,8 @@ static void return_runtime(struct cfsbw_group *g, int64_t amount_ns,
 			    CFS_BANDWIDTH_SLACK_PERIOD_NS +
 				    MIN_BANDWIDTH_EXPIRATION_NS)) {
 		pool->slack_started = true;
-		pool->slack_expires_ns = now_ns + CFS_BANDWIDTH_SLACK_PERIOD_NS;
+		pool->slack_expires_ns =
+			time_add_sat(now_ns, CFS_BANDWIDTH_SLACK_PERIOD_NS);
 		if (g->tree->ops.slack_timer_start)
 			g->tree->ops.slack_timer_start(g->tree->ctx, g,
 						       pool->slack_expires_ns);

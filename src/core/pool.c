@@ -42,12 +42,11 @@ void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns)
 	if (!group_limited(g) ||
 	    atomic_load_explicit(&pool->timer_active, memory_order_relaxed))
 		return;
-	if (pool->expires_ns == 0) {
-		pool->expires_ns = now_ns + pool->period_ns;
-	} else if (pool->expires_ns <= now_ns) {
-		int64_t missed = (now_ns - pool->expires_ns) / pool->period_ns + 1;
-		pool->expires_ns += missed * pool->period_ns;
-	}
+	if (pool->expires_ns == 0)
+		pool->expires_ns = time_add_sat(now_ns, pool->period_ns);
+	else if (pool->expires_ns <= now_ns)
+		pool->expires_ns = time_forward(pool->expires_ns, now_ns,
+						pool->period_ns, NULL);
 	atomic_store_explicit(&pool->timer_active, true, memory_order_relaxed);
 	if (g->tree->ops.period_timer_start)
 		g->tree->ops.period_timer_start(g->tree->ctx, g, pool->expires_ns);

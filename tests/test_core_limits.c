@@ -1,0 +1,132 @@
+/*
+ * test_core_limits.c - the core at the edges of its numbers (issue 16):
+ * the largest runtime fired many periods late, debts from huge charges, a
+ * clock near INT64_MAX.  cfsbw.h states what the core does there; each
+ * test checks it, and each failed before the core saturated.
+ */
+#include "core_driver.h"
+#include "harness.h"
+
+#define MAX_QUOTA_US ((INT64_C(1) << 44) - 1)
+#define DEBT_FLOOR_NS (-CFSBW_DEBT_MAX_NS)
+
+/*
+ * hardlimits: an account with the largest runtime (2^44-1 us), throttled,
+ * whose refresh comes 600 periods late: 600 runtimes of decay clear all
+ * it used (the product, 1.06e19 ns, does not fit in 64 bits).
+ */
+TEST(hardlimits_late_refresh_of_largest_runtime, "hardlimits R10")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_HARDLIMITS);
+	struct cfsbw_group *g = drv_group(&d, "/g", MAX_QUOTA_US, 1000000);
+	int64_t runtime = MAX_QUOTA_US * CFSBW_NSEC_PER_USEC;
+	drv_enqueue(&d, g, 0);
+	ASSERT_TRUE(drv_charge(&d, g, 0, runtime + 1));
+	ASSERT_TRUE(cfsbw_account_throttled(g, 0));
+	int64_t expiry = drv_of(g)->period_expiry;
+	ASSERT_INT(expiry, ==, CFSBW_NSEC_PER_SEC);
+
+	int64_t late = expiry + 599 * CFSBW_NSEC_PER_SEC;
+	ASSERT_INT(cfsbw_period_timer_fire(g, late), ==,
+		   late + CFSBW_NSEC_PER_SEC);
+	ASSERT_INT(drv_stat_field(g, "nr_periods"), ==, 600);
+	ASSERT_FALSE(cfsbw_account_throttled(g, 0));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, runtime);
+	drv_fini(&d);
+}
+
+/*
+ * R13: a throttled account that keeps being charged owes what it ran, but
+ * the debt saturates at 2^62 ns (cfsbw.h): three charges of 2^62 ns do not
+ * wrap it into credit, and a refresh leaves it throttled.
+ */
+TEST(debt_saturates_at_2_pow_62, "R13")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 1000, 100000);
+	drv_enqueue(&d, g, 0);
+	d.now = MS(2);
+	ASSERT_TRUE(drv_charge(&d, g, 0, MS(2)));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, -MS(1));
+	for (int i = 0; i < 3; i++)
+		ASSERT_TRUE(cfsbw_charge(g, 0, INT64_C(1) << 62, d.now));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, DEBT_FLOOR_NS);
+	ASSERT_INT(cfsbw_runtime_left_ns(g, 0), ==, DEBT_FLOOR_NS);
+
+	drv_advance(&d, MS(100));
+	ASSERT_UINT(drv_of(g)->nr_fires, ==, 1);
+	ASSERT_TRUE(cfsbw_account_throttled(g, 0));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==,
+		   DEBT_FLOOR_NS + MS(1));
+	drv_fini(&d);
+}
+
+/*
+ * A charge above CFSBW_CHARGE_MAX_NS counts as that much: on a hardlimits
+ * account left 50 ms in debt, unthrottled, when the runqueue it borrowed
+ * from went away, a charge of INT64_MAX ns throttles it instead of
+ * wrapping the subtraction into credit.
+ */
+TEST(huge_charge_on_an_account_in_debt, "hardlimits R5 R13")
+{
+	struct drv d;
+	drv_init(&d, 2, CFSBW_POLICY_HARDLIMITS);
+	struct cfsbw_group *g = drv_group(&d, "/g", 100000, 1000000);
+	drv_enqueue(&d, g, 0);
+	drv_enqueue(&d, g, 1);
+	ASSERT_FALSE(drv_charge(&d, g, 0, MS(150))); /* borrows 50 ms */
+	cfsbw_rq_offline(d.tree, 1, d.now);          /* takes them back */
+	ASSERT_FALSE(cfsbw_account_throttled(g, 0));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, -MS(50));
+	ASSERT_TRUE(cfsbw_charge(g, 0, INT64_MAX, d.now));
+	ASSERT_TRUE(cfsbw_account_throttled(g, 0));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), <, 0);
+	drv_fini(&d);
+}
+
+/*
+ * R10 near the end of time: a period timer started 10 ms before INT64_MAX
+ * is asked for at INT64_MAX (the expiry saturates, cfsbw.h), and its fire
+ * there asks for INT64_MAX again, never for a time in the past.
+ */
+TEST(period_timer_near_int64_max, "R10")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 50000, 100000);
+	d.now = INT64_MAX - MS(10);
+	drv_enqueue(&d, g, 0);
+	ASSERT_INT(drv_of(g)->period_expiry, ==, INT64_MAX);
+	ASSERT_FALSE(drv_charge(&d, g, 0, MS(5)));
+	ASSERT_INT(cfsbw_period_timer_fire(g, INT64_MAX), ==, INT64_MAX);
+	ASSERT_INT(drv_stat_field(g, "nr_periods"), ==, 1);
+	drv_fini(&d);
+}
+
+/*
+ * R10: a stopped timer restarted near INT64_MAX keeps its grid as far as
+ * it can: the next grid point is past INT64_MAX, so it is asked for at
+ * INT64_MAX.
+ */
+TEST(period_timer_restart_near_int64_max, "R10")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 50000, 100000);
+	drv_enqueue(&d, g, 0);
+	drv_dequeue(&d, g, 0);
+	drv_advance(&d, MS(100)); /* idle: the timer stops */
+	ASSERT_INT(drv_of(g)->period_expiry, ==, -1);
+	d.now = INT64_MAX - MS(1);
+	drv_enqueue(&d, g, 0);
+	ASSERT_INT(drv_of(g)->period_expiry, ==, INT64_MAX);
+	drv_fini(&d);
+}
+
+TEST_MAIN(TEST_ENTRY(hardlimits_late_refresh_of_largest_runtime)
+	  TEST_ENTRY(debt_saturates_at_2_pow_62)
+	  TEST_ENTRY(huge_charge_on_an_account_in_debt)
+	  TEST_ENTRY(period_timer_near_int64_max)
+	  TEST_ENTRY(period_timer_restart_near_int64_max))
