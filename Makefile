@@ -2,6 +2,7 @@
 #
 #   make                 library, command and tests, into $(BUILD)
 #   make test            every test; ends with "N passed, N failed"
+#   make test-fast       core and simulator tests only (seconds), same ending
 #   make bench           benchmarks (never part of make test)
 #   make fuzz            each libFuzzer harness of tests/fuzz/ for
 #                        FUZZ_SECONDS (default 60), with clang, ASan, UBSan
@@ -76,6 +77,8 @@ DAEMON_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(DAEMON_SRC))
 CLI_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(CLI_SRC))
 TEST_LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(TEST_LIB_SRC))
 TEST_BIN := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+# The tests that need no real process: the core's and the simulator's.
+FAST_TEST_BIN := $(filter $(BUILD)/tests/test_core_% $(BUILD)/tests/test_sim%,$(TEST_BIN))
 BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 BENCH_LIB_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(BENCH_LIB_SRC))
 PROG_BIN := $(patsubst tests/progs/%.c,$(BUILD)/tests/progs/%,$(PROG_SRC))
@@ -90,7 +93,7 @@ FUSE_LIBS := $(shell pkg-config --static --libs fuse3)
 DAEMON_TEST_BIN := $(filter $(BUILD)/tests/test_daemon%,$(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC)))
 BIN := $(BUILD)/cfsbw
 
-.PHONY: all test check-symbols bench fuzz fuzz-build demo install uninstall clean
+.PHONY: all test test-fast check-symbols bench fuzz fuzz-build demo install uninstall clean
 
 all: $(LIB) $(DAEMON_LIB) $(BIN) $(TEST_BIN) $(BENCH_BIN) $(PROG_BIN)
 
@@ -118,6 +121,11 @@ $(BIN): $(CLI_OBJ) $(DAEMON_LIB) $(LIB)
 $(DAEMON_TEST_BIN): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB_OBJ) $(DAEMON_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(DAEMON_LIB) $(LIB) $(FUSE_LIBS) $(LDLIBS)
 
+# Objects made only through the pattern rules below would be intermediate
+# files, deleted after each link and rebuilt by every make: keep them.
+.SECONDARY: $(TEST_BIN:%=%.o) $(TEST_LIB_OBJ) $(BENCH_BIN:%=%.o) \
+	$(BENCH_LIB_OBJ) $(PROG_BIN:%=%.o)
+
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(LIB) $(LDLIBS)
 
@@ -140,6 +148,9 @@ test: $(TEST_BIN) $(BIN) $(PROG_BIN)
 # checks of tests/check_symbols.sh, with the graph printed.
 check-symbols: $(LIB)
 	@CFSBW_BUILD=$(BUILD) sh tests/check_symbols.sh --graph core sim host
+
+test-fast: $(FAST_TEST_BIN)
+	@sh tests/run.sh $(FAST_TEST_BIN)
 
 # Benchmarks: each bench/bench_*.c program, then each bench/*.sh script.
 bench: $(BENCH_BIN) $(BIN) $(PROG_BIN)
