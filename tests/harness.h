@@ -52,27 +52,21 @@ int test_main(const struct test_case *tests, size_t count, int argc,
 		test_failed = 1;                                               \
 	} while (0)
 
-/* Integer comparison: ASSERT_INT(a, ==, b) prints both values. */
-#define ASSERT_INT(a, op, b)                                                   \
+/* a op b, both converted to type, both printed with fmt when it fails. */
+#define ASSERT_CMP_(type, fmt, a, op, b)                                       \
 	do {                                                                   \
-		long long a_ = (long long)(a), b_ = (long long)(b);            \
+		type a_ = (type)(a), b_ = (type)(b);                           \
 		if (!(a_ op b_)) {                                             \
-			TEST_FAIL_AT("%s %s %s: %lld vs %lld", #a, #op, #b,    \
+			TEST_FAIL_AT("%s %s %s: " fmt " vs " fmt, #a, #op, #b, \
 				     a_, b_);                                  \
 			return;                                                \
 		}                                                              \
 	} while (0)
 
-#define ASSERT_UINT(a, op, b)                                                  \
-	do {                                                                   \
-		unsigned long long a_ = (unsigned long long)(a),               \
-				   b_ = (unsigned long long)(b);               \
-		if (!(a_ op b_)) {                                             \
-			TEST_FAIL_AT("%s %s %s: %llu vs %llu", #a, #op, #b,    \
-				     a_, b_);                                  \
-			return;                                                \
-		}                                                              \
-	} while (0)
+/* ASSERT_INT(a, ==, b), ASSERT_UINT and ASSERT_DBL print both values. */
+#define ASSERT_INT(a, op, b) ASSERT_CMP_(long long, "%lld", a, op, b)
+#define ASSERT_UINT(a, op, b) ASSERT_CMP_(unsigned long long, "%llu", a, op, b)
+#define ASSERT_DBL(a, op, b) ASSERT_CMP_(double, "%.6g", a, op, b)
 
 /* |a - b| <= tol, as doubles. */
 #define ASSERT_NEAR(a, b, tol)                                                 \

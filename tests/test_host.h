@@ -31,6 +31,18 @@ struct run_result {
 		self_cpu_ns, nr_processes, nr_thread_stops;
 	bool stats_written;  /* the --stats file held something */
 	int stats_exit_status;
+	/*
+	 * What the machine gave the busy threads of "workload spin" and
+	 * "workload procs" (tests/progs/workload.c, CFSBW_SCHED_LOG): their
+	 * count, time on a CPU, waiting on a runqueue and held stopped by
+	 * cfsbw, and the most one thread was held, in ns.
+	 */
+	uint64_t busy_threads, busy_run_ns, busy_wait_ns, busy_held_ns,
+		busy_max_held_ns;
+	/* cfsbw's own time waiting for a CPU (its schedstat), in ns. */
+	uint64_t cfsbw_wait_ns;
+	/* --pid tests: the kernel's count of the workloads' CPU, in ns. */
+	uint64_t reaped_cpu_ns;
 };
 
 static inline double host_now_s(void)
@@ -78,6 +90,79 @@ static inline void slurp(const char *path, char *buf, size_t size)
  * Start `cfsbw run --stats FILE args...`; returns its pid.  Output goes to
  * temporary files read by host_finish().
  */
+static inline void sched_log_path(const char *stats_path, char *path)
+{
+	snprintf(path, 136, "%s.sched", stats_path);
+}
+
+/* Adds up the lines of a CFSBW_SCHED_LOG file into r, then removes it. */
+static inline void sched_log_read(const char *path, struct run_result *r)
+{
+	FILE *f = fopen(path, "r");
+	unsigned long long n, run, wait, held, max_held;
+	while (f && fscanf(f, "busy %llu run_ns %llu wait_ns %llu held_ns %llu "
+			   "max_held_ns %llu\n", &n, &run, &wait, &held,
+			   &max_held) == 5) {
+		r->busy_threads += n;
+		r->busy_held_ns += held;
+		if (max_held > r->busy_max_held_ns)
+			r->busy_max_held_ns = max_held;
+		r->busy_run_ns += run;
+		r->busy_wait_ns += wait;
+	}
+	if (f)
+		fclose(f);
+	unlink(path);
+}
+
+/*
+ * For --pid tests: start the workload with args (after "workload") outside
+ * cfsbw, its busy threads reporting to sched_path (CFSBW_SCHED_LOG).
+ */
+static inline pid_t host_spawn_workload(const char *const args[],
+					const char *sched_path)
+{
+	fflush(stdout);
+	fflush(stderr);
+	unlink(sched_path);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *argv[16];
+		int n = 0;
+		argv[n++] = (char *)(uintptr_t)"workload";
+		for (int i = 0; args[i] && n < 15; i++)
+			argv[n++] = (char *)(uintptr_t)args[i];
+		argv[n] = NULL;
+		setenv("CFSBW_SCHED_LOG", sched_path, 1);
+		execv(host_workload(), argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * Reaps a workload from host_spawn_workload: its sched log (unless
+ * sched_path is NULL: several workloads may share one) and the
+ * kernel's count of its CPU time (its rusage) are added to r; returns its
+ * wait status.
+ */
+static inline int host_reap_workload(pid_t pid, const char *sched_path,
+				     struct run_result *r)
+{
+	int status = 0;
+	struct rusage ru;
+	memset(&ru, 0, sizeof ru);
+	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+		;
+	r->reaped_cpu_ns += (uint64_t)ru.ru_utime.tv_sec * 1000000000u +
+			    (uint64_t)ru.ru_utime.tv_usec * 1000u +
+			    (uint64_t)ru.ru_stime.tv_sec * 1000000000u +
+			    (uint64_t)ru.ru_stime.tv_usec * 1000u;
+	if (sched_path)
+		sched_log_read(sched_path, r);
+	return status;
+}
+
 static inline pid_t host_start(const char *const args[], char *stats_path,
 			       char *err_path, char *out_path)
 {
@@ -85,7 +170,10 @@ static inline pid_t host_start(const char *const args[], char *stats_path,
 	snprintf(stats_path, 128, "/tmp/cfsbw-test-%d-%u.json", (int)getpid(), seq);
 	snprintf(err_path, 128, "/tmp/cfsbw-test-%d-%u.err", (int)getpid(), seq);
 	snprintf(out_path, 128, "/tmp/cfsbw-test-%d-%u.out", (int)getpid(), seq++);
+	char sched_path[136];
+	sched_log_path(stats_path, sched_path);
 	unlink(stats_path);
+	unlink(sched_path);
 	const char *argv[64];
 	int n = 0;
 	argv[n++] = host_bin();
@@ -103,6 +191,7 @@ static inline pid_t host_start(const char *const args[], char *stats_path,
 		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		dup2(e, 2);
 		dup2(o, 1);
+		setenv("CFSBW_SCHED_LOG", sched_path, 1);
 		/* execv's argv is char *const[]; the strings are not written. */
 		char *cargv[64];
 		memcpy(cargv, argv, sizeof cargv);
@@ -118,6 +207,17 @@ static inline void host_finish(pid_t pid, double t0, const char *stats_path,
 {
 	struct rusage ru;
 	memset(&ru, 0, sizeof ru);
+	/* cfsbw's schedstat, read while it is a zombie, before the reap. */
+	siginfo_t si;
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 &&
+	       errno == EINTR)
+		;
+	char path[64], sched[128];
+	snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+	slurp(path, sched, sizeof sched);
+	unsigned long long on_cpu = 0, waited = 0;
+	if (sscanf(sched, "%llu %llu", &on_cpu, &waited) == 2)
+		r->cfsbw_wait_ns = waited;
 	while (wait4(pid, &r->status, 0, &ru) < 0 && errno == EINTR)
 		;
 	r->wall_s = host_now_s() - t0;
@@ -139,6 +239,9 @@ static inline void host_finish(pid_t pid, double t0, const char *stats_path,
 	r->nr_thread_stops = json_u64(json, "nr_thread_stops");
 	r->stats_written = json[0] != '\0';
 	r->stats_exit_status = (int)json_u64(json, "exit_status");
+	char sched_path[136];
+	sched_log_path(stats_path, sched_path);
+	sched_log_read(sched_path, r);
 	unlink(stats_path);
 	unlink(err_path);
 	unlink(out_path);

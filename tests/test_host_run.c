@@ -7,13 +7,23 @@
  * reaped tree plus its own.  Wall clocks are used only to turn CPU time into
  * cores.
  *
- * Tolerances (docs/host.md, section 7), measured: 12 rounds of this file on
- * this 2-core machine while other engineers built and tested, 6 of them
- * with an extra 2-thread busy hog: every run where the group saturated was
- * within -1.4 % .. +1.7 % of its target, and cfsbw's usage_ns within 2 ms
- * of the kernel's count.  The assertions allow 3 % and 2 % + 20 ms.  A
- * group that the machine could not saturate (other load took the CPUs) is
- * checked against R13's bound only, never against the target.
+ * What the machine gave is measured, never assumed: this 2-core machine is
+ * shared, and a group can get less than its target because other work
+ * took the CPUs.  So the checks (CHECK_LIMIT) hold on any load, and
+ * together they pin the group to its target whenever the machine lets it
+ * run:
+ * - each throttled period gave the group its quota, within `below`
+ *   (R7, R10: it was stopped only once its runtime was spent);
+ * - no busy thread was held stopped longer than its group was throttled,
+ *   plus the time cfsbw itself waited for a CPU (the busy threads report
+ *   their lives, time on a CPU and time waiting on a runqueue from their
+ *   schedstat; what is left is time held: tests/progs/workload.c);
+ * - a refresh came every period (R10);
+ * - the group got no more than R13 allows, nor more than its target plus
+ *   `above`, and cfsbw's usage_ns is the kernel's count.
+ * A group that the machine let run is throttled in every period and so
+ * gets its target; one that the machine starved was, measurably, not
+ * held.  Tolerances, measured (docs/host.md, section 7): see each test.
  */
 #include "harness.h"
 #include "host/host.h"
@@ -25,16 +35,23 @@ static double span_s(const struct run_result *r)
 	return r->wall_ns ? (double)r->wall_ns / 1e9 : r->wall_s;
 }
 
-/* CPU time of the governed processes, by the kernel's count, in s. */
+/*
+ * CPU time of the governed processes, by the kernel's count, in s: from
+ * "workload measure".  A --pid workload ran before cfsbw took it in, so
+ * there cfsbw's usage_ns is used, and the test checks it against the
+ * kernel's count of the whole workload (reaped_cpu_ns).
+ */
 static double governed_s(const struct run_result *r)
 {
+	if (r->reaped_cpu_ns) /* --pid: checked by the test against usage_ns */
+		return (double)r->usage_ns / 1e9;
 	const char *p = strstr(r->out, "tree_cpu_us ");
 	return p ? (double)atoll(p + 12) / 1e6 : -1.0;
 }
 
 /*
  * R13: over a run, a group gets at most its first pool and one quota per
- * refresh; plus slack_s for the ticks that ran past throttles.
+ * refresh.
  */
 static double bound_s(const struct run_result *r, double quota_s)
 {
@@ -56,33 +73,73 @@ static void report(const char *what, const struct run_result *r,
 	       (double)r->self_cpu_ns / 1e6,
 	       g > 0 ? 100.0 * (double)r->self_cpu_ns / 1e9 / g : 0.0,
 	       (unsigned long long)r->nr_processes);
+	printf("    machine: %llu busy threads waited %.1f ms each for a CPU, "
+	       "held %.1f ms at most (throttled %.1f ms), cfsbw waited "
+	       "%.1f ms\n",
+	       (unsigned long long)r->busy_threads,
+	       r->busy_threads ? (double)r->busy_wait_ns / 1e6 /
+					 (double)r->busy_threads
+			       : 0.0,
+	       (double)r->busy_max_held_ns / 1e6,
+	       (double)r->throttled_time / 1e6,
+	       (double)r->cfsbw_wait_ns / 1e6);
+}
+
+/* How long cfsbw itself waited for a CPU, in s (its schedstat). */
+static double cfsbw_wait_s(const struct run_result *r)
+{
+	return (double)r->cfsbw_wait_ns / 1e9;
+}
+
+/* R13's start-up quota over this run's periods, plus 1 %. */
+static double r13_tol(const struct run_result *r)
+{
+	return 1.0 / (double)(r->nr_periods ? r->nr_periods : 1) + 0.01;
 }
 
 /*
- * The checks common to every saturated run: cfsbw saw all the CPU time
- * (R5: short-lived processes included), the group never got more than R13
- * allows, it used nearly its quota in each throttled period, and, when the
- * machine let the group use its quota, it got its target within tol.
- * "Nearly", by the same tol: under v4 the runtime an exiting process gives
+ * How much longer than its group was throttled a busy thread may be held,
+ * beyond cfsbw's own wait for a CPU: stopping and resuming it (a
+ * PTRACE_CONT per thread at each refresh, 30-40 us here, docs/host.md
+ * section 3) and holding a new process until its parent's fork event
+ * names it.  Measured: see HELD_SLACK_S's figures in docs/host.md,
+ * section 7.
+ */
+#define HELD_SLACK_S 0.05
+
+/*
+ * The checks of every run (see the top): cfsbw saw all the CPU time (R5:
+ * short-lived processes included); the group got at most what R13 allows
+ * and its target plus `above`; it got nearly its quota in each throttled
+ * period; a refresh came every period of its 100 ms; and no busy thread
+ * was held stopped longer than the group was throttled plus cfsbw's wait.
+ * "Nearly", by `below`: under v4 the runtime an exiting process gives
  * back waits in the pool for the next refresh when every other process is
  * throttled (seen once in CI: 1.5296 s against 1.55 s for 31 periods in the
  * sanitizer build, whose short-lived children are slow to start).
+ * Those two need cfsbw to run when its timers fire: for each second cfsbw
+ * itself waited for a CPU (its schedstat), a period may come late and
+ * the group lose up to its target's CPU (measured 2026-12-04 at a load
+ * average of 13-16: cfsbw waited 0.1-2.5 s of a 3-5 s run, and upstream's
+ * 2 threads at 20 % got 0.26 s in 16 throttled periods of 33 in 5 s).
  */
-#define CHECK_LIMIT(r, quota_s, target, tol)                                   \
+#define CHECK_LIMIT(r, quota_s, target, below, above)                         \
 	do {                                                                   \
 		double g_ = governed_s(&(r));                                  \
 		ASSERT_INT((r).exit_code, ==, 0);                              \
+		ASSERT_UINT((r).busy_threads, >=, 1);                          \
 		ASSERT_NEAR((double)(r).usage_ns / 1e9, g_, 0.02 * g_ + 0.02); \
-		ASSERT_TRUE(g_ <= bound_s(&(r), quota_s) + 0.01);              \
-		ASSERT_TRUE(g_ >= (1.0 - (tol)) * (quota_s) *                \
-					  (double)(r).nr_throttled - 0.02);    \
-		if ((r).nr_throttled + 2 >= (r).nr_periods)                    \
-			ASSERT_NEAR(g_ / span_s(&(r)), target, (tol) * (target)); \
-		else                                                           \
-			printf("    machine busy: %llu of %llu periods "       \
-			       "throttled, target not checked\n",              \
-			       (unsigned long long)(r).nr_throttled,          \
-			       (unsigned long long)(r).nr_periods);           \
+		ASSERT_DBL(g_, <=, bound_s(&(r), quota_s) + 0.01);             \
+		ASSERT_DBL(g_, <=, (1.0 + (above)) * (target) * span_s(&(r))); \
+		ASSERT_DBL(g_, >=, (1.0 - (below)) * (quota_s) *               \
+					   (double)(r).nr_throttled - 0.02 -   \
+				   (target) * cfsbw_wait_s(&(r)));             \
+		ASSERT_DBL((double)(r).nr_periods, >=,                         \
+			   (span_s(&(r)) - cfsbw_wait_s(&(r))) / 0.100 - 2.0); \
+		ASSERT_DBL((double)(r).busy_max_held_ns / 1e9, <=,             \
+			   (double)((r).throttled_time + (r).cfsbw_wait_ns) /  \
+				   1e9 +                                       \
+				   HELD_SLACK_S);                              \
 	} while (0)
 
 TEST(busy_process_held_to_20_percent, "R6 R7 R10 R13")
@@ -93,8 +150,8 @@ TEST(busy_process_held_to_20_percent, "R6 R7 R10 R13")
 	struct run_result r;
 	host_run(args, &r);
 	report("1 busy, 20 %", &r, 0.2);
-	ASSERT_UINT(r.nr_throttled + 1, >=, r.nr_periods);
-	CHECK_LIMIT(r, 0.020, 0.2, 0.03);
+	CHECK_LIMIT(r, 0.020, 0.2, 0.03, 0.03);
+	ASSERT_UINT(r.busy_threads, ==, 1);
 }
 
 TEST(two_processes_held_to_1_5_cpus, "R5 R10 R13")
@@ -105,8 +162,9 @@ TEST(two_processes_held_to_1_5_cpus, "R5 R10 R13")
 	struct run_result r;
 	host_run(args, &r);
 	report("2 busy, 1.5 CPUs", &r, 1.5);
+	CHECK_LIMIT(r, 0.150, 1.5, 0.03, 0.03);
+	ASSERT_UINT(r.busy_threads, ==, 2);
 	ASSERT_UINT(r.nr_processes, ==, 4);
-	CHECK_LIMIT(r, 0.150, 1.5, 0.03);
 }
 
 /*
@@ -129,7 +187,8 @@ TEST(four_threads_held_to_one_cpu, "R5 R7 R10")
 	struct run_result r;
 	run_spinning_threads("1", "4", "0", "0", &r);
 	report("4 threads, 1 CPU", &r, 1.0);
-	CHECK_LIMIT(r, 0.100, 1.0, 0.03);
+	CHECK_LIMIT(r, 0.100, 1.0, 0.03, 0.03);
+	ASSERT_UINT(r.busy_threads, ==, 4);
 }
 
 /*
@@ -149,10 +208,11 @@ TEST(many_threads_held_to_half_a_cpu, "R7 R10 R13")
 	struct run_result r;
 	run_spinning_threads("0.5", "32", "0", "0", &r);
 	report("32 threads, 0.5 CPU", &r, 0.5);
-	CHECK_LIMIT(r, 0.050, 0.5, 0.03);
+	CHECK_LIMIT(r, 0.050, 0.5, 0.03, 0.03);
 	/* The threads end at 3 s; each needs a moment of CPU to see it, and
-	 * held ones wait for a refresh: a few periods, not seconds. */
-	ASSERT_TRUE(span_s(&r) < 3.6);
+	 * held ones wait for a refresh: a few periods, not seconds, and the
+	 * time cfsbw waited for a CPU to resume them. */
+	ASSERT_DBL(span_s(&r), <, 3.6 + cfsbw_wait_s(&r));
 }
 
 /*
@@ -172,12 +232,26 @@ TEST(many_threads_held_to_half_a_cpu, "R7 R10 R13")
 TEST(sleeping_threads_left_alone, "R7 R13")
 {
 	struct run_result r;
-	run_spinning_threads("0.5", "2", "30", "0", &r);
-	report("2 busy + 30 asleep, 0.5 CPU", &r, 0.5);
-	printf("    %llu threads stopped in %llu throttles\n",
-	       (unsigned long long)r.nr_thread_stops,
-	       (unsigned long long)r.nr_throttled);
-	CHECK_LIMIT(r, 0.050, 0.5, 0.03);
+	for (int attempt = 1;; attempt++) {
+		run_spinning_threads("0.2", "2", "30", "0", &r);
+		report("2 busy + 30 asleep, 0.2 CPU", &r, 0.2);
+		CHECK_LIMIT(r, 0.020, 0.2, 0.03, 0.03);
+		printf("    %llu threads stopped in %llu throttles\n",
+		       (unsigned long long)r.nr_thread_stops,
+		       (unsigned long long)r.nr_throttled);
+		ASSERT_UINT(r.busy_threads, ==, 2);
+		/*
+		 * The stops are counted against throttles: with fewer than
+		 * 5 (a machine that gave the 2 busy threads less than 0.2
+		 * CPU: at a load average of 13 they got 0.18-0.37 of 0.5),
+		 * the bound below says nothing, so the run is made again,
+		 * 3 times at most.
+		 */
+		if (r.nr_throttled >= 5 || attempt == 3)
+			break;
+		printf("    %llu throttles: again\n",
+		       (unsigned long long)r.nr_throttled);
+	}
 	ASSERT_UINT(r.nr_throttled, >=, 5);
 	ASSERT_UINT(r.nr_thread_stops, <=, 2 * r.nr_throttled + 9 * 32);
 }
@@ -194,7 +268,8 @@ TEST(waking_sleepers_held, "R7 R13")
 	struct run_result r;
 	run_spinning_threads("0.5", "1", "8", "3", &r);
 	report("1 busy + 8 waking every 3 ms, 0.5 CPU", &r, 0.5);
-	CHECK_LIMIT(r, 0.050, 0.5, 0.03);
+	CHECK_LIMIT(r, 0.050, 0.5, 0.03, 0.03);
+	ASSERT_UINT(r.busy_threads, ==, 1);
 }
 
 /*
@@ -220,10 +295,6 @@ TEST(shell_with_short_lived_children, "R5 R13")
 			      "--slice", "2ms", "--",
 			      host_workload(), "measure", "sh", "-c", script,
 			      host_workload(), NULL};
-	struct run_result r;
-	host_run(args, &r);
-	report("shell, short children, 0.5 CPU", &r, 0.5);
-	ASSERT_UINT(r.nr_processes, >=, 50);
 	/*
 	 * Above the target, what R13 allows for this many periods (the
 	 * start-up quota, +3.3 % in 30) plus 1 %: the sanitizer build, slower
@@ -231,10 +302,11 @@ TEST(shell_with_short_lived_children, "R5 R13")
 	 * +2.6 % in 9 runs, against -0.6 .. +0.8 % for gcc and clang).
 	 * Below it, 3 %, where the 10 ms slice fell (above).
 	 */
-	double tol = 1.0 / (double)(r.nr_periods ? r.nr_periods : 1) + 0.01;
-	CHECK_LIMIT(r, 0.050, 0.5, tol);
-	if (r.nr_throttled + 2 >= r.nr_periods)
-		ASSERT_TRUE(governed_s(&r) / span_s(&r) >= 0.97 * 0.5);
+	struct run_result r;
+	host_run(args, &r);
+	report("shell, short children, 0.5 CPU", &r, 0.5);
+	CHECK_LIMIT(r, 0.050, 0.5, 0.03, r13_tol(&r));
+	ASSERT_UINT(r.nr_processes, >=, 50);
 }
 
 /*
@@ -255,11 +327,6 @@ TEST(many_live_processes_all_governed, "R5 R13")
 			      "--period", "100ms", "--", host_workload(),
 			      "measure", "sh", "-c", script, host_workload(),
 			      NULL};
-	struct run_result r;
-	host_run(args, &r);
-	report("120 children at once, upstream, 0.5 CPU", &r, 0.5);
-	ASSERT_UINT(r.nr_processes, >=, 121);
-	ASSERT_TRUE(strstr(r.err, "ungoverned") == NULL);
 	/*
 	 * A run of about 20 periods: R13's start-up quota alone is +5 % of
 	 * the target, and since no thread stays running with a lost interrupt
@@ -267,8 +334,12 @@ TEST(many_live_processes_all_governed, "R5 R13")
 	 * it (+0.2 .. +4.2 % in 10 runs).  So the target is checked within
 	 * what R13 allows for this many periods, plus 1 %.
 	 */
-	double tol = 1.0 / (double)(r.nr_periods ? r.nr_periods : 1) + 0.01;
-	CHECK_LIMIT(r, 0.050, 0.5, tol);
+	struct run_result r;
+	host_run(args, &r);
+	report("120 children at once, upstream, 0.5 CPU", &r, 0.5);
+	CHECK_LIMIT(r, 0.050, 0.5, r13_tol(&r), r13_tol(&r));
+	ASSERT_UINT(r.nr_processes, >=, 121);
+	ASSERT_TRUE(strstr(r.err, "ungoverned") == NULL);
 }
 
 /*
@@ -293,30 +364,26 @@ TEST(group_below_quota_never_throttled, "R10 R12")
 /* --pid: a process started elsewhere, taken in while it runs. */
 TEST(attached_process_held_to_20_percent, "R5 R10")
 {
-	fflush(stdout);
-	pid_t w = fork();
-	if (w == 0) {
-		execl(host_workload(), "workload", "spin", "3", (char *)NULL);
-		_exit(127);
-	}
+	char sched[64];
+	snprintf(sched, sizeof sched, "/tmp/cfsbw-test-%d-pid.sched",
+		 (int)getpid());
+	const char *work[] = {"spin", "3", NULL};
+	pid_t w = host_spawn_workload(work, sched);
 	char pid[16];
 	snprintf(pid, sizeof pid, "%d", (int)w);
 	const char *args[] = {"--quota", "20ms", "--period", "100ms", "--pid", pid,
 			NULL};
 	struct run_result r;
 	host_run(args, &r);
-	int status;
-	waitpid(w, &status, 0);
-	double cores = (double)r.usage_ns / (double)r.wall_ns;
-	printf("    --pid: %.4f cores by usage_ns, %llu/%llu throttled\n",
-	       cores, (unsigned long long)r.nr_throttled,
-	       (unsigned long long)r.nr_periods);
-	ASSERT_INT(r.exit_code, ==, 0);
+	int status = host_reap_workload(w, sched, &r);
+	report("--pid, 1 busy, 20 %", &r, 0.2);
 	/* A sibling of cfsbw does not wait for it: no warning (cli). */
 	ASSERT_TRUE(strstr(r.err, "ancestor") == NULL);
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	ASSERT_TRUE((double)r.usage_ns / 1e9 <= 0.020 * (double)(r.nr_periods + 1) + 0.01);
-	ASSERT_NEAR(cores, 0.2, 0.03 * 0.2);
+	CHECK_LIMIT(r, 0.020, 0.2, 0.03, 0.03);
+	ASSERT_UINT(r.busy_threads, ==, 1);
+	/* Never more than the kernel counted for the whole workload. */
+	ASSERT_UINT(r.usage_ns, <=, r.reaped_cpu_ns + 2000000);
 }
 
 /*
@@ -327,39 +394,30 @@ TEST(attached_process_held_to_20_percent, "R5 R10")
  */
 TEST(attached_processes_share_one_quota, "R5 R10 R13 cli")
 {
-	fflush(stdout);
+	char sched[64];
+	snprintf(sched, sizeof sched, "/tmp/cfsbw-test-%d-pids.sched",
+		 (int)getpid());
 	pid_t w[2];
-	const char *secs[2] = {"2", "3"};
-	for (int i = 0; i < 2; i++) {
-		w[i] = fork();
-		if (w[i] == 0) {
-			execl(host_workload(), "workload", "spin", secs[i],
-			      (char *)NULL);
-			_exit(127);
-		}
-	}
+	const char *work[2][3] = {{"spin", "2", NULL}, {"spin", "3", NULL}};
+	for (int i = 0; i < 2; i++)
+		w[i] = host_spawn_workload(work[i], sched);
 	char pids[32];
 	snprintf(pids, sizeof pids, "%d,%d", (int)w[0], (int)w[1]);
 	const char *args[] = {"--cpus", "0.3", "--period", "100ms", "--pid",
 			      pids, NULL};
 	struct run_result r;
 	host_run(args, &r);
-	for (int i = 0; i < 2; i++) {
-		int status;
-		waitpid(w[i], &status, 0);
-		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	}
-	double cores = (double)r.usage_ns / (double)r.wall_ns;
-	printf("    --pid A,B: %.4f cores by usage_ns over %.2f s, %llu/%llu "
-	       "throttled\n",
-	       cores, span_s(&r), (unsigned long long)r.nr_throttled,
-	       (unsigned long long)r.nr_periods);
-	ASSERT_INT(r.exit_code, ==, 0);
+	int status[2];
+	for (int i = 0; i < 2; i++)
+		status[i] = host_reap_workload(w[i], i ? sched : NULL, &r);
+	report("--pid A,B, 2 busy, 0.3 CPU", &r, 0.3);
+	for (int i = 0; i < 2; i++)
+		ASSERT_TRUE(WIFEXITED(status[i]) && WEXITSTATUS(status[i]) == 0);
 	ASSERT_UINT(r.nr_processes, ==, 2);
 	ASSERT_TRUE(span_s(&r) > 2.7);
-	ASSERT_TRUE((double)r.usage_ns / 1e9 <=
-		    0.030 * (double)(r.nr_periods + 1) + 0.01);
-	ASSERT_NEAR(cores, 0.3, 0.03 * 0.3);
+	CHECK_LIMIT(r, 0.030, 0.3, 0.03, 0.03);
+	ASSERT_UINT(r.busy_threads, ==, 2);
+	ASSERT_UINT(r.usage_ns, <=, r.reaped_cpu_ns + 2000000);
 }
 
 /*
@@ -370,7 +428,7 @@ TEST(attached_processes_share_one_quota, "R5 R10 R13 cli")
  */
 TEST(attach_to_a_process_making_threads, "R5 R13 cli")
 {
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0, attempt = 1; i < 6; i++) {
 		fflush(stdout);
 		pid_t w = fork();
 		if (w == 0) {
@@ -382,7 +440,7 @@ TEST(attach_to_a_process_making_threads, "R5 R13 cli")
 		nanosleep(&settle, NULL);
 		char pid[16];
 		snprintf(pid, sizeof pid, "%d", (int)w);
-		const char *args[] = {"--cpus", "0.5", "--period", "50ms",
+		const char *args[] = {"--cpus", "0.1", "--period", "50ms",
 				      "--pid", pid, NULL};
 		struct run_result r;
 		host_run(args, &r);
@@ -392,27 +450,30 @@ TEST(attach_to_a_process_making_threads, "R5 R13 cli")
 		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 		/* R13, and a tick per period past the throttle. */
 		double used = (double)r.usage_ns / 1e9;
-		double quotas = 0.025 * (double)r.nr_periods;
-		ASSERT_TRUE(used <= 0.025 * (double)(r.nr_periods + 1) + 0.01);
+		printf("    attach %d: %.3f s used in %llu periods of 5 ms "
+		       "quota, %llu throttled\n",
+		       i, used, (unsigned long long)r.nr_periods,
+		       (unsigned long long)r.nr_throttled);
+		ASSERT_TRUE(used <= 0.005 * (double)(r.nr_periods + 1) + 0.01);
 		ASSERT_UINT(r.nr_processes, ==, 1);
 		ASSERT_TRUE(r.usage_ns > 0);
 		/*
-		 * Alone, the process wants more than its quota and is
-		 * throttled.  Beside a 2-thread busy hog it got 0.27 CPU of
-		 * its 0.5 (each thread it makes waits for cfsbw, which waits
-		 * for a CPU): never throttled, rightly.  In the sanitizer
-		 * build beside that hog it once used more than 80 % of its
-		 * quotas and was still never throttled, as a group short of
-		 * its quota should not be.  So throttling is checked only
-		 * when it used its quotas in full (alone it uses them and
-		 * R13's start-up quota: 1.003-1.061 of them in 6 runs).
+		 * The process wants more than its quota and is throttled.
+		 * It wants about 0.5 CPU alone; beside a 2-thread busy hog
+		 * it got 0.27 (each thread it makes waits for cfsbw, which
+		 * waits for a CPU), at a load average of 13 0.18-0.45
+		 * (2026-12-04): at 0.5 CPU it was then never throttled,
+		 * rightly, so the quota is 0.1 CPU.  A run that the machine
+		 * kept from its quota even so is made again, 3 times at
+		 * most in all, then the test fails.
 		 */
-		if (used >= quotas)
-			ASSERT_UINT(r.nr_throttled, >=, 1);
-		else
-			printf("    machine busy: %.3f s used of %.3f s of "
-			       "quotas, throttling not checked\n",
-			       used, quotas);
+		if (r.nr_throttled == 0 && attempt < 3) {
+			printf("    not throttled: again\n");
+			attempt++;
+			i--;
+			continue;
+		}
+		ASSERT_UINT(r.nr_throttled, >=, 1);
 	}
 }
 
@@ -432,7 +493,8 @@ TEST(upstream_policy_holds_20_percent, "R10 R13 section-6")
 	struct run_result r;
 	host_run(args, &r);
 	report("upstream, 2 threads, 20 %", &r, 0.2);
-	CHECK_LIMIT(r, 0.020, 0.2, 0.04);
+	CHECK_LIMIT(r, 0.020, 0.2, 0.04, 0.04);
+	ASSERT_UINT(r.busy_threads, ==, 2);
 }
 
 /*

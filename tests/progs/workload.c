@@ -25,7 +25,18 @@
  *                                       process: "tree_cpu_us N"
  *
  * Wall time is CLOCK_MONOTONIC; CPU time is the thread's own CPU clock.
+ *
+ * What the machine gave: when CFSBW_SCHED_LOG names a file, each process
+ * of "spin" and "procs" appends one line for its busy threads:
+ *   busy N run_ns R wait_ns W held_ns H max_held_ns M
+ * R and W are the threads' time on a CPU and waiting on a runqueue, as
+ * /proc/thread-self/schedstat counts them when each thread ends; H is the
+ * rest of their lives (a busy thread never sleeps: that is the time it was
+ * held stopped by cfsbw), M the most of one thread.  The host tests assert
+ * that no thread was held longer than its group was throttled
+ * (tests/test_host_run.c).
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -57,6 +68,53 @@ static int64_t now_ns(clockid_t c)
 static volatile sig_atomic_t caught;
 static int64_t spin_until_ns;
 
+/* The busy threads' figures, summed as each ends (see the top). */
+static pthread_mutex_t busy_lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t busy_threads, busy_run_ns, busy_wait_ns, busy_held_ns,
+	busy_max_held_ns;
+
+/* Called by a busy thread at its end; it began at start_ns. */
+static void busy_thread_done(int64_t start_ns)
+{
+	long long run = 0, wait = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	if (f) {
+		if (fscanf(f, "%lld %lld", &run, &wait) != 2)
+			run = wait = 0;
+		fclose(f);
+	}
+	int64_t held = now_ns(CLOCK_MONOTONIC) - start_ns - run - wait;
+	pthread_mutex_lock(&busy_lock);
+	busy_threads++;
+	busy_run_ns += run;
+	busy_wait_ns += wait;
+	busy_held_ns += held > 0 ? held : 0;
+	if (held > busy_max_held_ns)
+		busy_max_held_ns = held;
+	pthread_mutex_unlock(&busy_lock);
+}
+
+/* One line for this process's busy threads, appended in one write. */
+static void busy_report(void)
+{
+	const char *path = getenv("CFSBW_SCHED_LOG");
+	if (!path || !busy_threads)
+		return;
+	char line[200];
+	int n = snprintf(line, sizeof line,
+			 "busy %lld run_ns %lld wait_ns %lld held_ns %lld "
+			 "max_held_ns %lld\n",
+			 (long long)busy_threads, (long long)busy_run_ns,
+			 (long long)busy_wait_ns, (long long)busy_held_ns,
+			 (long long)busy_max_held_ns);
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (fd < 0 || n <= 0)
+		return;
+	if (write(fd, line, (size_t)n) != n)
+		fputs("workload: CFSBW_SCHED_LOG: short write\n", stderr);
+	close(fd);
+}
+
 static void spin_wall(int64_t until)
 {
 	while (now_ns(CLOCK_MONOTONIC) < until && !caught)
@@ -73,7 +131,9 @@ static void spin_cpu(int64_t cpu_ns)
 static void *spin_thread(void *arg)
 {
 	(void)arg;
+	int64_t start = now_ns(CLOCK_MONOTONIC);
 	spin_wall(spin_until_ns);
+	busy_thread_done(start);
 	return NULL;
 }
 
@@ -122,6 +182,7 @@ static int cmd_spin(int argc, char **argv)
 		pthread_join(t[i], NULL);
 	for (int i = 0; i < sleepers; i++)
 		pthread_join(st[i], NULL);
+	busy_report();
 	return 0;
 }
 
@@ -133,7 +194,10 @@ static int cmd_procs(int argc, char **argv)
 	int64_t until = now_ns(CLOCK_MONOTONIC) + secs(argv[1]);
 	for (int i = 0; i < n; i++) {
 		if (fork() == 0) {
+			int64_t start = now_ns(CLOCK_MONOTONIC);
 			spin_wall(until);
+			busy_thread_done(start);
+			busy_report();
 			_exit(0);
 		}
 	}
