@@ -448,13 +448,18 @@ TEST(attach_to_a_process_making_threads, "R5 R13 cli")
 		waitpid(w, &status, 0);
 		ASSERT_INT(r.exit_code, ==, 0);
 		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-		/* R13, and a tick per period past the throttle. */
+		/*
+		 * R13, and what ran past the last throttle, not yet paid
+		 * back: up to a tick (4 ms) for each of its 3 threads, and
+		 * the tick of the clock read (0.086 s against 0.085 s once
+		 * with 10 ms, at a load average of 19).
+		 */
 		double used = (double)r.usage_ns / 1e9;
 		printf("    attach %d: %.3f s used in %llu periods of 5 ms "
 		       "quota, %llu throttled\n",
 		       i, used, (unsigned long long)r.nr_periods,
 		       (unsigned long long)r.nr_throttled);
-		ASSERT_TRUE(used <= 0.005 * (double)(r.nr_periods + 1) + 0.01);
+		ASSERT_DBL(used, <=, 0.005 * (double)(r.nr_periods + 1) + 0.02);
 		ASSERT_UINT(r.nr_processes, ==, 1);
 		ASSERT_TRUE(r.usage_ns > 0);
 		/*

@@ -132,7 +132,9 @@ TEST(kill_9_leaves_nothing_stopped, "R10 SPEC-7")
 	};
 	for (int trial = 0; trial < 6; trial++) {
 		const char *const *w = workloads[trial % 2];
-		const char *args[] = {"--quota", "10ms", "--period", "100ms",
+		/* 1 % of a CPU: held even when a loaded machine gives the
+		 * group only a few % (0.06 CPU at a load average of 18). */
+		const char *args[] = {"--quota", "1ms", "--period", "100ms",
 				      "--", host_workload(), w[0], w[1], w[2],
 				      NULL};
 		char sp[128], ep[128], op[128];
@@ -144,7 +146,7 @@ TEST(kill_9_leaves_nothing_stopped, "R10 SPEC-7")
 		int pids[64];
 		size_t n = 0;
 		int seen_stopped = 0;
-		/* Up to 1 s: the group is stopped 90 % of the time. */
+		/* Up to 1 s: the group is stopped 99 % of the time. */
 		for (int i = 0; i < 50 && !seen_stopped; i++) {
 			nanosleep(&ms20, NULL);
 			n = descendants(pid, pids, 64, 0);
@@ -308,7 +310,12 @@ TEST(help_describes_the_options, "cli")
 /* --stats writes every field the issue names; --stat-interval reports. */
 TEST(stats_file_and_stat_interval, "R12 cli")
 {
-	const char *args[] = {"--quota", "20ms", "--period", "100ms",
+	/*
+	 * 2 ms a period: at a load average of 18 (2026-12-04) a busy thread
+	 * got 0.06-0.2 CPU, and at 20 ms it was throttled only twice in
+	 * 0.5 s; it must be throttled for throttled_time to count.
+	 */
+	const char *args[] = {"--quota", "2ms", "--period", "100ms",
 			      "--stat-interval", "100ms", "--",
 			      host_workload(), "spin", "0.5", NULL};
 	struct run_result r;
@@ -317,7 +324,9 @@ TEST(stats_file_and_stat_interval, "R12 cli")
 	ASSERT_UINT(r.nr_periods, >=, 4);
 	ASSERT_UINT(r.nr_throttled, >=, 3);
 	ASSERT_UINT(r.throttled_time, >, 0);
-	ASSERT_UINT(r.usage_ns, >, 50000000);
+	/* R13: the start-up quota and one a period, each used in full. */
+	ASSERT_UINT(r.usage_ns, >=, 2000000 * r.nr_throttled * 97 / 100);
+	ASSERT_UINT(r.usage_ns, <=, 2000000 * (r.nr_periods + 1) + 4000000);
 	ASSERT_UINT(r.wall_ns, >, 400000000);
 	ASSERT_UINT(r.self_cpu_ns, >, 0);
 	/* About one report per 100 ms, each with cpu.stat's lines. */
@@ -329,13 +338,18 @@ TEST(stats_file_and_stat_interval, "R12 cli")
 	ASSERT_TRUE(strstr(r.err, "throttled_time") != NULL);
 }
 
-/* CPU time of one process, from its schedstat, in ns (-1 when gone). */
-static long long sched_ns(int pid)
+/*
+ * Time one process was runnable, on a CPU or waiting for one, from its
+ * schedstat, in ns (-1 when gone): what a stop (the user's or cfsbw's)
+ * takes away, whatever else the machine runs.
+ */
+static long long runnable_ns(int pid)
 {
 	char path[64], buf[128];
 	snprintf(path, sizeof path, "/proc/%d/schedstat", pid);
 	slurp(path, buf, sizeof buf);
-	return buf[0] ? atoll(buf) : -1;
+	long long run, wait;
+	return sscanf(buf, "%lld %lld", &run, &wait) == 2 ? run + wait : -1;
 }
 
 /*
@@ -360,18 +374,23 @@ TEST(user_stop_and_continue_pass_through, "R10 cli")
 	ASSERT_TRUE(n >= 1);
 	kill(child[0], SIGSTOP);
 	nanosleep(&ms, NULL);
-	long long a = sched_ns(child[0]);
+	long long a = runnable_ns(child[0]);
 	nanosleep(&ms, NULL);
-	long long b = sched_ns(child[0]);
+	long long b = runnable_ns(child[0]);
 	kill(child[0], SIGCONT);
 	nanosleep(&ms, NULL);
-	long long c = sched_ns(child[0]);
+	long long c = runnable_ns(child[0]);
 	host_finish(pid, t0, sp, ep, op, &r);
-	printf("    stopped: +%lld us in 300 ms; continued: +%lld us\n",
-	       (b - a) / 1000, (c - b) / 1000);
+	printf("    runnable: +%lld us in 300 ms stopped; +%lld us in 300 ms "
+	       "continued\n", (b - a) / 1000, (c - b) / 1000);
 	ASSERT_INT(r.exit_code, ==, 0);
-	ASSERT_INT(b - a, <, 1000000);   /* stopped: under a ms of CPU */
-	ASSERT_INT(c - b, >, 50000000);  /* running again, at 0.5 CPU */
+	ASSERT_INT(b - a, <, 1000000);   /* stopped: under a ms runnable */
+	/*
+	 * Governed again at 0.5 CPU: runnable (running, or waiting for a
+	 * CPU on a busy machine) about half the time, not stopped; at least
+	 * a third, for the refresh that resumes it.
+	 */
+	ASSERT_INT(c - b, >, 100000000);
 }
 
 /*
@@ -415,18 +434,14 @@ TEST(wait_all_keeps_governing_what_the_command_leaves, "R5 R13 cli")
 	ASSERT_DBL((double)r.busy_max_held_ns / 1e9, <=,
 		   (double)(r.throttled_time + r.cfsbw_wait_ns) / 1e9 + 0.05);
 
-	const char *quick = "\"$0\" spin 0.3 2 & exit 3";
+	const char *quick = "\"$0\" spin 3 & exit 3";
 	const char *free_args[] = {"--quota", "50ms", "--period", "100ms",
 				   "--", "sh", "-c", quick, host_workload(),
 				   NULL};
 	host_run(free_args, &r);
 	ASSERT_INT(r.exit_code, ==, 3);
-	ASSERT_TRUE(r.wall_s < 0.25);
-	/* The freed process ends by itself; reap it if it came to us. */
-	struct timespec rest = {0, 400000000};
-	nanosleep(&rest, NULL);
-	while (waitpid(-1, NULL, __WALL | WNOHANG) > 0)
-		;
+	/* Not the 3 s of what it left (0.25 s alone; 2 s on a loaded one). */
+	ASSERT_TRUE(r.wall_s < 2.0);
 }
 
 /*
