@@ -185,13 +185,8 @@ static struct result run_one(const struct workload *w, enum limiter l,
 			_exit(127);
 		}
 	}
-	char text[512] = "";
-	size_t len = 0;
-	ssize_t k;
-	while ((k = read(out[0], text + len, sizeof text - 1 - len)) > 0)
-		len += (size_t)k;
-	text[len] = '\0';
-	close(out[0]);
+	char text[512];
+	bench_read_all(out[0], text, sizeof text);
 	int status;
 	struct rusage ru;
 	wait4(pid, &status, 0, &ru);

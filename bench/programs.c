@@ -66,3 +66,13 @@ int bench_write_file(const char *path, const char *text)
 	close(fd);
 	return err;
 }
+
+void bench_read_all(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t k;
+	while (len + 1 < size && (k = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)k;
+	buf[len] = '\0';
+	close(fd);
+}

@@ -31,4 +31,7 @@ unsigned long long bench_json_u64(const char *json, const char *key);
 /* Write text to the file at path (a cgroup file); 0 or -errno. */
 int bench_write_file(const char *path, const char *text);
 
+/* Read fd to its end into buf (size bytes, NUL-terminated) and close it. */
+void bench_read_all(int fd, char *buf, size_t size);
+
 #endif

@@ -14,6 +14,7 @@ static const char usage[] =
 	"  run   hold a command, or running processes, to a CPU quota per period\n"
 	"  sim   simulate a scenario of groups and tasks on 1..4096 virtual CPUs\n"
 	"  plan  the smallest CPU limit that keeps throttling under a target\n"
+	"  record  write a command's or a process's run and sleep intervals\n"
 	"  demo  the seeds' three examples, on real processes and in the simulator\n"
 	"  daemon  a live tree of groups: a cgroupfs-like mount and a socket\n"
 	"  ctl   the daemon's tree over its socket (mkdir, set, get, move...)\n"
@@ -42,6 +43,8 @@ int main(int argc, char **argv)
 		return cli_sim_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "plan"))
 		return cli_plan_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "record"))
+		return cli_record_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "demo"))
 		return cli_demo_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "daemon"))
