@@ -332,6 +332,63 @@ TEST(replay_is_closed_loop_under_a_limit, "issue-14")
 	sim_scenario_free(&sc);
 }
 
+/*
+ * A parent that forks a child and waits for it: recorded on an idle
+ * machine, parent 10 ms, child 100 ms (10..110), parent 10 ms, a 200 ms
+ * timer, parent 10 ms: the end at 330 ms.  Replayed under half a CPU, the
+ * parent's wake-up waits for the child's work (about 220 ms), not for the
+ * time it took on the recording machine (110 ms): the end comes near
+ * 460 ms.  With plain sleeps it would come near 350 ms.
+ */
+static const char fork_wait[] =
+	"cfsbw-trace 1\n"
+	"thread 1 1 parent\n"
+	"thread 2 2 child\n"
+	"run 1 0 10000000\n"
+	"run 2 10000000 110000000\n"
+	"run 1 110000000 120000000\n"
+	"run 1 320000000 330000000\n"
+	"exit 2 110000000\n"
+	"exit 1 330000000\n";
+
+TEST(replay_wakeups_wait_for_the_work_they_waited_for, "issue-14")
+{
+	struct sim_scenario sc;
+	struct sim_error err;
+	ASSERT_INT(parse(fork_wait, &sc, &err), ==, 0);
+	const struct sim_task_spec *t = &sc.tasks[0];
+	ASSERT_TRUE(t->trace_gated);
+	/* the parent wakes once 110 ms of work is done, at once; then after
+	 * its own 10 ms more, 200 ms later; the child starts after 10 ms */
+	ASSERT_INT(t->threads[0].steps[0].gate_progress_ns, ==, 110000000);
+	ASSERT_INT(t->threads[0].steps[0].gate_lag_ns, ==, 0);
+	ASSERT_INT(t->threads[0].steps[1].gate_progress_ns, ==, 120000000);
+	ASSERT_INT(t->threads[0].steps[1].gate_lag_ns, ==, 200000000);
+	ASSERT_INT(t->threads[1].start_gate_progress_ns, ==, 10000000);
+	ASSERT_INT(t->threads[1].start_gate_lag_ns, ==, 0);
+	sc.duration_ns = 10 * CFSBW_NSEC_PER_SEC;
+	sc.until_done = true;
+	struct sim_line_result r;
+	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
+	ASSERT_INT(r.last_exit_ns, ==, 330000000);
+	sim_scenario_free(&sc);
+	ASSERT_INT(sim_scenario_parse(&sc,
+				      "cpus 2\npolicy upstream\n"
+				      "group /app cpu.cfs_quota_us=50000 "
+				      "cpu.cfs_period_us=100000\n"
+				      "task /app trace file=x\n",
+				      &err),
+		   ==, 0);
+	ASSERT_INT(sim_replay_parse(&sc.tasks[0], fork_wait, &err), ==, 0);
+	sc.duration_ns = 10 * CFSBW_NSEC_PER_SEC;
+	sc.until_done = true;
+	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
+	ASSERT_INT(r.cpu_ns, ==, 130000000);
+	ASSERT_INT(r.last_exit_ns, >=, 420000000);
+	ASSERT_INT(r.last_exit_ns, <=, 500000000);
+	sim_scenario_free(&sc);
+}
+
 TEST(rtapp_timer_latency_and_duration, "issue-14")
 {
 	/* 30 ms each second under 13 ms per 100 ms, on a period grid that
@@ -411,5 +468,6 @@ TEST_MAIN(TEST_ENTRY(cfsbw_trace_threads_and_steps)
 	  TEST_ENTRY(rtapp_unsupported_fields_are_errors)
 	  TEST_ENTRY(replay_unlimited_gives_back_the_recorded_cpu)
 	  TEST_ENTRY(replay_is_closed_loop_under_a_limit)
+	  TEST_ENTRY(replay_wakeups_wait_for_the_work_they_waited_for)
 	  TEST_ENTRY(rtapp_timer_latency_and_duration)
 	  TEST_ENTRY(command_names_trace_file_and_line))

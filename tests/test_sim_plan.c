@@ -69,7 +69,8 @@ TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
 	ASSERT_INT(cfsbw("plan " MIXIN " --p99 5ms --seeds 2", false, out,
 			 sizeof out),
 		   ==, 0);
-	ASSERT_HAS(out, "p99 at most 5.000 ms later than unlimited");
+	ASSERT_HAS(out, "p99 (a replay: its end) at most 5.000 ms later than "
+			"unlimited");
 	ASSERT_HAS(out, "the smallest quota: 29.000 ms per 100.000 ms");
 }
 

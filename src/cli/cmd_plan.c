@@ -275,6 +275,9 @@ static int print_found(const struct plan *p, const struct sim_point *pts,
 		if (w->lines[l].count)
 			printf(", line %u p99 %s ms", w->lines[l].line,
 			       ms(a, sizeof a, w->lines[l].p99_ns));
+		else
+			printf(", line %u done at %s s", w->lines[l].line,
+			       ms(a, sizeof a, w->lines[l].last_exit_ns / 1000));
 	putchar('\n');
 	return 0;
 }
@@ -427,7 +430,8 @@ int cli_plan_main(int argc, char **argv)
 	       "%% of periods",
 	       p.target_bp / 100, p.target_bp % 100);
 	if (p.target_p99_ns >= 0)
-		printf(", p99 at most %s ms later than unlimited",
+		printf(", p99 (a replay: its end) at most %s ms later than "
+		       "unlimited",
 		       ms(a, sizeof a, p.target_p99_ns));
 	putchar('\n');
 	size_t jobs = p.seeds * (p.with_burst ? 2u : 1u);

@@ -20,6 +20,10 @@ struct replay_state {
 	bool last_blocked;
 	bool exited;
 	size_t cap_steps;
+	/* recorded: when each step's run ended and the thread woke after it
+	 * (-1: it exited), for the progress ties (replay_gates()) */
+	int64_t *ends, *wakes;
+	size_t cap_times;
 };
 
 void __replay_init(struct replay *r, struct sim_task_spec *t,
@@ -135,6 +139,7 @@ int __replay_new_thread(struct replay *r, int64_t tid, const char *name,
 	size_t i = t->nr_threads;
 	struct sim_trace_thread *th = &t->threads[i];
 	memset(th, 0, sizeof(*th));
+	th->start_gate_progress_ns = -1;
 	memset(&r->st[i], 0, sizeof(r->st[i]));
 	r->st[i].last_end_ns = -1;
 	size_t n = strlen(name) + 24;
@@ -142,6 +147,7 @@ int __replay_new_thread(struct replay *r, int64_t tid, const char *name,
 		return replay_oom(r, line);
 	snprintf(th->name, n, "%s/%lld", name, (long long)tid);
 	t->nr_threads++;
+	r->nr_st = t->nr_threads;
 	if (!hash_put(r, tid, i))
 		return replay_oom(r, line);
 	*idx = i;
@@ -175,7 +181,33 @@ int __replay_step(struct replay *r, size_t idx,
 		th->steps = ns;
 		st->cap_steps = ncap;
 	}
-	th->steps[th->nr_steps++] = *step;
+	th->steps[th->nr_steps] = *step;
+	th->steps[th->nr_steps].gate_progress_ns = -1;
+	th->nr_steps++;
+	return 0;
+}
+
+/* The recorded end and wake-up of thread idx's last step. */
+static int record_times(struct replay *r, size_t idx, int64_t end_ns,
+			int64_t wake_ns, unsigned line)
+{
+	struct replay_state *st = &r->st[idx];
+	size_t n = r->t->threads[idx].nr_steps; /* the step is in already */
+	if (n > st->cap_times) {
+		size_t ncap = st->cap_times ? 2 * st->cap_times : 16;
+		while (ncap < n)
+			ncap *= 2;
+		int64_t *ne = realloc(st->ends, ncap * sizeof(*ne));
+		if (ne)
+			st->ends = ne;
+		int64_t *nw = ne ? realloc(st->wakes, ncap * sizeof(*nw)) : NULL;
+		if (!nw)
+			return replay_oom(r, line);
+		st->wakes = nw;
+		st->cap_times = ncap;
+	}
+	st->ends[n - 1] = end_ns;
+	st->wakes[n - 1] = wake_ns;
 	return 0;
 }
 
@@ -217,6 +249,8 @@ int __replay_run(struct replay *r, size_t idx, int64_t start_ns,
 			.sleep_ns = ready_ns - st->last_end_ns,
 		};
 		int rc = __replay_step(r, idx, &step, line);
+		if (!rc)
+			rc = record_times(r, idx, st->last_end_ns, ready_ns, line);
 		if (rc)
 			return rc;
 		st->run_ns = end_ns - start_ns;
@@ -224,6 +258,86 @@ int __replay_run(struct replay *r, size_t idx, int64_t start_ns,
 	st->last_end_ns = end_ns;
 	st->last_blocked = blocked;
 	return 0;
+}
+
+struct done_at {
+	int64_t end_ns, run_ns;
+};
+
+static int cmp_done(const void *a, const void *b)
+{
+	const struct done_at *x = a, *y = b;
+	return (x->end_ns > y->end_ns) - (x->end_ns < y->end_ns);
+}
+
+/* How much CPU the trace's steps had completed by time when (sorted
+ * prefix sums), and when the last of those completed (0: none). */
+static void progress_at(const struct done_at *d, const int64_t *sum,
+			size_t n, int64_t origin, int64_t when,
+			int64_t *progress, int64_t *since)
+{
+	size_t lo = 0, hi = n; /* first index ending after when */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d[mid].end_ns <= when)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*progress = lo ? sum[lo - 1] : 0;
+	*since = lo ? d[lo - 1].end_ns : origin;
+}
+
+/*
+ * Tie each recorded wake-up (and thread start) to the progress of the
+ * whole trace at that moment: the CPU of all steps completed by then,
+ * plus the time since the last of them completed.  Replayed under a limit,
+ * a parent that waited for its children waits for their work, and a
+ * process forked after some work starts after that work, however long
+ * the work takes now.  Without memory for it, wake-ups stay plain sleeps.
+ */
+static void replay_gates(struct replay *r, int64_t origin)
+{
+	struct sim_task_spec *t = r->t;
+	size_t n = 0;
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		if (!r->st[i].ends && t->threads[i].nr_steps)
+			return; /* a thread without recorded times */
+		n += t->threads[i].nr_steps;
+	}
+	struct done_at *d = malloc((n ? n : 1) * sizeof(*d));
+	int64_t *sum = malloc((n ? n : 1) * sizeof(*sum));
+	if (!d || !sum) {
+		free(d);
+		free(sum);
+		return;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < t->nr_threads; i++)
+		for (size_t j = 0; j < t->threads[i].nr_steps; j++)
+			d[k++] = (struct done_at){r->st[i].ends[j],
+						  t->threads[i].steps[j].run_ns};
+	qsort(d, n, sizeof(*d), cmp_done);
+	for (size_t j = 0; j < n; j++)
+		sum[j] = d[j].run_ns + (j ? sum[j - 1] : 0);
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		struct sim_trace_thread *th = &t->threads[i];
+		int64_t p, since;
+		progress_at(d, sum, n, origin, th->start_ns, &p, &since);
+		th->start_gate_progress_ns = p;
+		th->start_gate_lag_ns = th->start_ns - since;
+		for (size_t j = 0; j < th->nr_steps; j++) {
+			int64_t wake = r->st[i].wakes[j];
+			if (wake < 0)
+				continue;
+			progress_at(d, sum, n, origin, wake, &p, &since);
+			th->steps[j].gate_progress_ns = p;
+			th->steps[j].gate_lag_ns = wake - since;
+		}
+	}
+	t->trace_gated = true;
+	free(d);
+	free(sum);
 }
 
 int __replay_finish(struct replay *r, const char *format, bool from_zero)
@@ -236,20 +350,25 @@ int __replay_finish(struct replay *r, const char *format, bool from_zero)
 		if (r->st && r->st[i].run_ns > 0) {
 			struct sim_trace_step step = {.run_ns = r->st[i].run_ns};
 			int rc = __replay_step(r, i, &step, 0);
+			if (!rc)
+				rc = record_times(r, i, r->st[i].last_end_ns, -1, 0);
 			if (rc)
 				return rc;
 			r->st[i].run_ns = 0;
 		}
 		if (!th->nr_steps) { /* never ran: nothing to replay */
 			free(th->name);
-			if (!th->shared_steps)
-				free(th->steps);
+			th->name = NULL;
 			continue;
 		}
 		if (th->start_ns < first)
 			first = th->start_ns;
-		t->threads[kept++] = *th;
 	}
+	if (r->st)
+		replay_gates(r, from_zero && first != INT64_MAX ? first : 0);
+	for (size_t i = 0; i < t->nr_threads; i++)
+		if (t->threads[i].nr_steps)
+			t->threads[kept++] = t->threads[i];
 	t->nr_threads = kept;
 	if (!kept)
 		return __replay_fail(r, 0, "no thread runs in the trace");
@@ -268,6 +387,10 @@ int __replay_finish(struct replay *r, const char *format, bool from_zero)
 
 void __replay_done(struct replay *r, int rc)
 {
+	for (size_t i = 0; r->st && i < r->nr_st; i++) {
+		free(r->st[i].ends);
+		free(r->st[i].wakes);
+	}
 	free(r->st);
 	free(r->keys);
 	free(r->vals);

@@ -22,7 +22,7 @@ struct replay {
 	struct sim_task_spec *t;
 	struct sim_error *err;
 	struct replay_state *st; /* per thread of t->threads */
-	size_t cap;
+	size_t cap, nr_st;
 	/* thread id -> index in t->threads + 1 (0: empty), open addressing */
 	int64_t *keys;
 	size_t *vals;

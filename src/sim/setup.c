@@ -230,6 +230,13 @@ static int setup_tasks(struct sim *s, struct sim_error *err)
 				t->steps_loop = th->loop;
 				t->start_ns = th->start_ns;
 				t->end_ns = th->end_ns;
+				/* progress ties hold for one copy of
+				 * each thread, played once */
+				t->gated = ts->trace_gated &&
+					   ts->count == ts->nr_threads &&
+					   !th->loop;
+				t->start_gate_ns = th->start_gate_progress_ns;
+				t->start_gate_lag_ns = th->start_gate_lag_ns;
 			} else {
 				t->steps = ts->trace;
 				t->nr_steps = ts->trace_len;

@@ -85,6 +85,13 @@ struct sim_trace_step {
 	int64_t sleep_ns;
 	int64_t timer_ns;
 	bool timer_absolute;
+	/* A recorded trace's wake-up, tied to the progress of the whole
+	 * trace (replay.c): the thread wakes gate_lag_ns after the line's
+	 * threads have completed gate_progress_ns of CPU in all (-1: plain
+	 * sleep_ns).  So a process that waited for its children, or was
+	 * started by its parent, waits for their work, not for a time. */
+	int64_t gate_progress_ns;
+	int64_t gate_lag_ns;
 };
 
 /*
@@ -96,6 +103,8 @@ struct sim_trace_step {
 struct sim_trace_thread {
 	char *name;      /* for reports: "cc1/4242", an rt-app task's name */
 	int64_t start_ns;
+	int64_t start_gate_progress_ns; /* its start, tied to progress: -1 */
+	int64_t start_gate_lag_ns;      /* no tie, start_ns as it is */
 	int64_t end_ns;  /* it exits at its first step past this (0: never) */
 	struct sim_trace_step *steps;
 	size_t nr_steps;
@@ -132,6 +141,8 @@ struct sim_task_spec {
 	struct sim_trace_thread *threads;
 	size_t nr_threads;
 	const char *trace_format; /* "csv", "cfsbw", "perf", "rt-app" */
+	bool trace_gated; /* threads' wake-ups tied to progress (recorded
+			   * traces); used when each thread is replayed once */
 };
 
 struct sim_scenario {
@@ -299,7 +310,7 @@ struct sim_point_line {
 };
 
 struct sim_point {
-	int64_t span_ns, usage_ns, quota_ns, period_ns;
+	int64_t span_ns, usage_ns, quota_ns, period_ns; /* quota -1: none */
 	uint64_t nr_periods, nr_throttled;
 	int64_t throttled_time_ns;
 	size_t nr_lines;

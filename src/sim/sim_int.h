@@ -247,6 +247,10 @@ struct sim_task {
 	int64_t start_ns;      /* its thread's first run */
 	int64_t end_ns;        /* it exits at its first step past it (0: no) */
 	int64_t timer_next_ns; /* rt-app timer: the last expiry, -1: none */
+	bool gated;            /* wake-ups tied to the line's progress */
+	int64_t gate_ns, gate_lag_ns; /* waiting for that progress */
+	struct sim_task *gate_next;   /* the line's waiters, by gate_ns */
+	int64_t start_gate_ns, start_gate_lag_ns;
 	size_t trace_pos;
 	uint64_t migrations;
 };
@@ -263,6 +267,8 @@ struct sim_line {
 	uint64_t lat_lost;
 	uint64_t exited;      /* tasks that finished (trace replays) */
 	int64_t last_exit_ns;
+	int64_t progress_ns;  /* CPU of the trace steps completed */
+	struct sim_task *gated; /* tasks waiting for progress, by gate */
 };
 
 struct sim_cpu {

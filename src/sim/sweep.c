@@ -22,7 +22,7 @@ int sim_point_measure(const struct sim *s, const char *group,
 	sim_totals(s, &tot);
 	out->span_ns = tot.duration_ns;
 	out->usage_ns = g.usage_ns;
-	out->quota_ns = g.quota_ns;
+	out->quota_ns = g.quota_ns == CFSBW_RUNTIME_INF ? -1 : g.quota_ns;
 	out->period_ns = g.period_ns;
 	out->nr_periods = g.stats.nr_periods;
 	out->nr_throttled = g.stats.nr_throttled;

@@ -220,6 +220,39 @@ static void task_exit(struct sim *s, struct sim_task *t)
 	s->nr_exited++;
 }
 
+/*
+ * Recorded traces: a wake-up waits for the whole line's progress (the CPU
+ * of its completed steps) to reach a gate, then for a lag, as recorded.
+ * Waiters are kept in gate order; each completed step releases those whose
+ * gate it reached.
+ */
+static void gate_wait(struct sim *s, struct sim_task *t, int64_t gate,
+		      int64_t lag)
+{
+	struct sim_line *l = t->line;
+	if (gate <= l->progress_ns) {
+		arm_wake(s, t, s->now + lag);
+		return;
+	}
+	t->gate_ns = gate;
+	t->gate_lag_ns = lag;
+	struct sim_task **p = &l->gated;
+	while (*p && (*p)->gate_ns <= gate)
+		p = &(*p)->gate_next;
+	t->gate_next = *p;
+	*p = t;
+}
+
+static void gate_release(struct sim *s, struct sim_line *l)
+{
+	while (l->gated && l->gated->gate_ns <= l->progress_ns) {
+		struct sim_task *t = l->gated;
+		l->gated = t->gate_next;
+		t->gate_next = NULL;
+		arm_wake(s, t, s->now + t->gate_lag_ns);
+	}
+}
+
 /* ---- the life of a task ------------------------------------------------ */
 
 void __workload_start(struct sim *s, struct sim_task *t)
@@ -264,6 +297,10 @@ void __workload_start(struct sim *s, struct sim_task *t)
 					 t->steps[t->nr_steps - 1].timer_ns > 0
 				 ? t->start_ns
 				 : -1;
+		if (t->gated && t->start_gate_ns > 0) {
+			gate_wait(s, t, t->start_gate_ns, t->start_gate_lag_ns);
+			break;
+		}
 		if (t->start_ns > s->now) {
 			arm_wake(s, t, t->start_ns);
 			break;
@@ -317,10 +354,13 @@ static void trace_step_done(struct sim *s, struct sim_task *t)
 	struct sim_line *l = t->line;
 	const struct sim_trace_step *st = &t->steps[t->trace_pos];
 	l->completed++;
+	l->progress_ns += st->run_ns;
 	if (t->cycle_start >= 0)
 		__line_record(s, l, s->now - t->cycle_start);
 	t->cycle_start = -1;
 	int64_t wake = s->now + st->sleep_ns;
+	bool gate = t->gated && st->gate_progress_ns >= 0 &&
+		    t->trace_pos + 1 < t->nr_steps;
 	if (st->timer_ns > 0) {
 		if (t->timer_next_ns < 0)
 			t->timer_next_ns = t->start_ns;
@@ -335,17 +375,24 @@ static void trace_step_done(struct sim *s, struct sim_task *t)
 		if (!t->steps_loop || over) {
 			__task_sleep(s, t);
 			task_exit(s, t);
+			if (t->gated)
+				gate_release(s, l);
 			return;
 		}
 		t->trace_pos = 0;
 	}
 	t->burst_left = t->steps[t->trace_pos].run_ns;
-	if (wake <= s->now) {
+	if (gate) {
+		__task_sleep(s, t);
+		gate_wait(s, t, st->gate_progress_ns, st->gate_lag_ns);
+	} else if (wake <= s->now) {
 		__task_continue(s, t);
 	} else {
 		__task_sleep(s, t);
 		arm_wake(s, t, wake);
 	}
+	if (t->gated)
+		gate_release(s, l);
 }
 
 void __workload_burst_done(struct sim *s, struct sim_task *t)
