@@ -510,6 +510,118 @@ TEST(pid_of_its_own_shell_warns, "cli")
 	ASSERT_TRUE(strstr(text, "Ctrl-C") != NULL);
 }
 
+/* Waits up to ms for one of pids' threads to be seen in a stop (t or T). */
+static bool seen_held(const int *pids, size_t n, int ms)
+{
+	struct timespec ms10 = {0, 10000000};
+	for (int i = 0; i < ms / 10; i++) {
+		for (size_t k = 0; k < n; k++)
+			if (stopped_threads(pids[k]) > 0)
+				return true;
+		nanosleep(&ms10, NULL);
+	}
+	return false;
+}
+
+/*
+ * SPEC 7, issue 16: cfsbw itself stopped (SIGSTOP; a debugger holding it
+ * is the same state, t instead of T) while it holds its command stopped at
+ * 1 % of a CPU.  Its watchdog sees it stopped for a second and kills it:
+ * the command runs again (unlimited, as after kill -9), and cfsbw's status
+ * is 128 + SIGKILL.  The promise (man/cfsbw.1): held no more than about
+ * 1.25 s after the stop; 2.5 s is allowed here for a loaded machine.
+ */
+TEST(stopped_cfsbw_releases_what_it_held, "SPEC-7 cli")
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	const char *args[] = {"--quota", "1ms", "--period", "100ms", "--",
+			      host_workload(), "spin", "20", NULL};
+	char sp[128], ep[128], op[128], err[1024];
+	pid_t pid = host_start(args, sp, ep, op);
+	int child[4];
+	size_t n = 0;
+	struct timespec ms20 = {0, 20000000};
+	for (int i = 0; i < 50 && n == 0; i++) {
+		nanosleep(&ms20, NULL);
+		n = descendants(pid, child, 4, 0);
+	}
+	ASSERT_UINT(n, ==, 1);
+	ASSERT_TRUE(seen_held(child, n, 2000));
+	kill(pid, SIGSTOP);
+	double stopped_at = host_now_s();
+	/* cfsbw ends within 2.5 s of its stop, killed by its watchdog. */
+	int status = 0;
+	pid_t done = 0;
+	while (!done && host_now_s() - stopped_at < 2.5) {
+		nanosleep(&ms20, NULL);
+		done = waitpid(pid, &status, WNOHANG);
+	}
+	double ended_after = host_now_s() - stopped_at;
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	/* The command runs again: runnable, not stopped. */
+	struct timespec ms200 = {0, 200000000};
+	nanosleep(&ms200, NULL);
+	long long a = runnable_ns(child[0]);
+	nanosleep(&ms200, NULL);
+	long long b = runnable_ns(child[0]);
+	int held = stopped_threads(child[0]);
+	kill(child[0], SIGKILL);
+	waitpid(child[0], NULL, 0);
+	slurp(ep, err, sizeof err);
+	unlink(sp);
+	unlink(ep);
+	unlink(op);
+	printf("    cfsbw ended %.2f s after its stop; the command runnable "
+	       "%lld ms of 200 after\n", ended_after, (b - a) / 1000000);
+	ASSERT_TRUE(done == pid);
+	ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	ASSERT_TRUE(ended_after >= 0.95);
+	ASSERT_TRUE(strstr(err, "watchdog") != NULL);
+	ASSERT_INT(held, ==, 0);
+	ASSERT_INT(b - a, >, 100000000);
+}
+
+/*
+ * A Ctrl-Z stops cfsbw's whole process group, its watchdog with it: the
+ * job stays stopped as a whole, nothing is killed, and once continued the
+ * run ends as it would have (status 0), however long it was stopped.
+ */
+TEST(stopped_job_stays_whole, "SPEC-7 cli")
+{
+	char err[128];
+	snprintf(err, sizeof err, "/tmp/cfsbw-test-%d-job.err", (int)getpid());
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(e, 2);
+		execl(host_bin(), "cfsbw", "run", "--cpus", "0.5", "--",
+		      host_workload(), "spin", "1", (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	struct timespec ms300 = {0, 300000000};
+	nanosleep(&ms300, NULL);
+	killpg(pid, SIGSTOP);
+	struct timespec s2 = {2, 0};
+	nanosleep(&s2, NULL);
+	int status = 0;
+	pid_t early = waitpid(pid, &status, WNOHANG);
+	killpg(pid, SIGCONT);
+	if (!early)
+		waitpid(pid, &status, 0);
+	char text[512];
+	slurp(err, text, sizeof text);
+	unlink(err);
+	ASSERT_INT(early, ==, 0);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_TRUE(strstr(text, "watchdog") == NULL);
+}
+
 TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(signals_resume_and_reach_the_command)
 	  TEST_ENTRY(kill_9_leaves_nothing_stopped)
@@ -520,4 +632,6 @@ TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(user_stop_and_continue_pass_through)
 	  TEST_ENTRY(wait_all_keeps_governing_what_the_command_leaves)
 	  TEST_ENTRY(wait_all_passes_a_signal_to_what_is_left)
-	  TEST_ENTRY(pid_of_its_own_shell_warns))
+	  TEST_ENTRY(pid_of_its_own_shell_warns)
+	  TEST_ENTRY(stopped_cfsbw_releases_what_it_held)
+	  TEST_ENTRY(stopped_job_stays_whole))

@@ -14,4 +14,10 @@ int cli_demo_main(int argc, char **argv); /* cfsbw demo: src/cli/demo.c */
 int cli_daemon_main(int argc, char **argv); /* src/cli/cmd_daemon.c */
 int cli_ctl_main(int argc, char **argv);    /* src/cli/cmd_ctl.c */
 
+/*
+ * Starts the watchdog that kills cfsbw once it has been stopped for about
+ * a second (src/cli/watchdog.c); 0, or -errno if it could not.
+ */
+int cli_watchdog_start(void);
+
 #endif

@@ -511,6 +511,11 @@ int cli_run_main(int argc, char **argv)
 		goto out;
 	}
 
+	/* A stopped cfsbw must not hold its processes for long. */
+	err = cli_watchdog_start();
+	if (err < 0)
+		fprintf(stderr, "cfsbw run: no watchdog: %s\n", strerror(-err));
+
 	start = cfsbw_host_now_ns();
 	if (o.pid) {
 		for (unsigned i = 0; i < nr_pids; i++) {
