@@ -15,7 +15,7 @@
 #include <sys/types.h>
 
 #include "harness.h"
-#include "host/host.h"
+#include "cfsbw_host.h"
 #include "host/host_int.h"
 
 static pid_t released[HOST_MAX_EARLY + 1];
@@ -47,20 +47,20 @@ TEST(held_tid_released_after_100_ms, "SPEC-7")
 	nr_released = 0;
 	ASSERT_INT(HOST_EARLY_MAX_NS, ==, 100 * ms);
 
-	ASSERT_TRUE(__early_add(h, 1001, 0));
-	ASSERT_TRUE(__early_add(h, 1002, 50 * ms));
+	ASSERT_TRUE(cfsbw_host__early_add(h, 1001, 0));
+	ASSERT_TRUE(cfsbw_host__early_add(h, 1002, 50 * ms));
 	/* Before either is due: nothing released, the first due at 100 ms. */
-	ASSERT_INT(__early_expire(h, 99 * ms, record_release), ==, 100 * ms);
+	ASSERT_INT(cfsbw_host__early_expire(h, 99 * ms, record_release), ==, 100 * ms);
 	ASSERT_UINT(nr_released, ==, 0);
 	/* At 100 ms the first goes; the second is due at 150 ms. */
-	ASSERT_INT(__early_expire(h, 100 * ms, record_release), ==, 150 * ms);
+	ASSERT_INT(cfsbw_host__early_expire(h, 100 * ms, record_release), ==, 150 * ms);
 	ASSERT_UINT(nr_released, ==, 1);
 	ASSERT_INT(released[0], ==, 1001);
 	ASSERT_UINT(h->nr_early, ==, 1);
 	/* The first is gone: its creator's late event finds nothing held. */
-	ASSERT_FALSE(__early_take(h, 1001));
+	ASSERT_FALSE(cfsbw_host__early_take(h, 1001));
 	/* At 150 ms the second goes, and nothing is left to wait for. */
-	ASSERT_INT(__early_expire(h, 150 * ms, record_release), ==, 0);
+	ASSERT_INT(cfsbw_host__early_expire(h, 150 * ms, record_release), ==, 0);
 	ASSERT_UINT(nr_released, ==, 2);
 	ASSERT_INT(released[1], ==, 1002);
 	ASSERT_UINT(h->nr_early, ==, 0);
@@ -75,14 +75,14 @@ TEST(named_tid_taken_not_released, "SPEC-7")
 	const int64_t ms = CFSBW_NSEC_PER_MSEC;
 	nr_released = 0;
 
-	ASSERT_TRUE(__early_add(h, 2001, 0));
-	ASSERT_TRUE(__early_add(h, 2002, 10 * ms));
-	ASSERT_TRUE(__early_add(h, 2003, 20 * ms));
-	ASSERT_TRUE(__early_take(h, 2002));
-	ASSERT_FALSE(__early_take(h, 2002));
+	ASSERT_TRUE(cfsbw_host__early_add(h, 2001, 0));
+	ASSERT_TRUE(cfsbw_host__early_add(h, 2002, 10 * ms));
+	ASSERT_TRUE(cfsbw_host__early_add(h, 2003, 20 * ms));
+	ASSERT_TRUE(cfsbw_host__early_take(h, 2002));
+	ASSERT_FALSE(cfsbw_host__early_take(h, 2002));
 	ASSERT_UINT(h->nr_early, ==, 2);
 	/* Long after: the two still held go, the taken one does not. */
-	ASSERT_INT(__early_expire(h, 1000 * ms, record_release), ==, 0);
+	ASSERT_INT(cfsbw_host__early_expire(h, 1000 * ms, record_release), ==, 0);
 	ASSERT_UINT(nr_released, ==, 2);
 	ASSERT_TRUE(released[0] != 2002 && released[1] != 2002);
 	ASSERT_TRUE(released[0] != released[1]);
@@ -99,11 +99,11 @@ TEST(hold_is_bounded, "SPEC-7")
 	ASSERT_TRUE(h != NULL);
 	nr_released = 0;
 	for (pid_t i = 0; i < HOST_MAX_EARLY; i++)
-		ASSERT_TRUE(__early_add(h, 3000 + i, i));
-	ASSERT_FALSE(__early_add(h, 4000, 0));
+		ASSERT_TRUE(cfsbw_host__early_add(h, 3000 + i, i));
+	ASSERT_FALSE(cfsbw_host__early_add(h, 4000, 0));
 	ASSERT_UINT(h->nr_early, ==, HOST_MAX_EARLY);
 	/* All are due by 100 ms after the last; each is released once. */
-	ASSERT_INT(__early_expire(h, HOST_EARLY_MAX_NS + HOST_MAX_EARLY,
+	ASSERT_INT(cfsbw_host__early_expire(h, HOST_EARLY_MAX_NS + HOST_MAX_EARLY,
 				  record_release),
 		   ==, 0);
 	ASSERT_UINT(nr_released, ==, HOST_MAX_EARLY);

@@ -26,7 +26,7 @@
  * held.  Tolerances, measured (docs/host.md, section 7): see each test.
  */
 #include "harness.h"
-#include "host/host.h"
+#include "cfsbw_host.h"
 #include "test_host.h"
 
 /* The span the governed processes existed, from cfsbw's --stats, in s. */

@@ -6,11 +6,11 @@
 #ifndef CFSBW_CLI_H
 #define CFSBW_CLI_H
 
-int cli_run_main(int argc, char **argv);  /* cfsbw run: src/cli/run.c */
+int cli_run_main(int argc, char **argv);  /* cfsbw run: src/cli/cmd_run.c */
 int cli_sim_main(int argc, char **argv);  /* cfsbw sim: src/cli/cmd_sim.c */
 int cli_plan_main(int argc, char **argv); /* cfsbw plan: src/cli/cmd_plan.c */
 int cli_record_main(int argc, char **argv); /* src/cli/cmd_record.c */
-int cli_demo_main(int argc, char **argv); /* cfsbw demo: src/cli/demo.c */
+int cli_demo_main(int argc, char **argv); /* cfsbw demo: src/cli/cmd_demo.c */
 int cli_daemon_main(int argc, char **argv); /* src/cli/cmd_daemon.c */
 int cli_ctl_main(int argc, char **argv);    /* src/cli/cmd_ctl.c */
 

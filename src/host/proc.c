@@ -20,7 +20,7 @@ static unsigned tid_hash(pid_t tid, unsigned mask)
 	return ((unsigned)tid * 2654435761u) & mask;
 }
 
-int __proc_table_init(struct cfsbw_host *h)
+int cfsbw_host__table_init(struct cfsbw_host *h)
 {
 	h->hash = calloc(HASH_INITIAL, sizeof(*h->hash));
 	if (!h->hash)
@@ -52,7 +52,7 @@ fail_hash:
 	return -ENOMEM;
 }
 
-void __proc_table_free(struct cfsbw_host *h)
+void cfsbw_host__table_free(struct cfsbw_host *h)
 {
 	if (h->procs) {
 		for (unsigned rq = 0; rq < h->nr_rq; rq++) {
@@ -75,7 +75,7 @@ void __proc_table_free(struct cfsbw_host *h)
 	free(h->hash);
 }
 
-struct host_thread *__thread_find(struct cfsbw_host *h, pid_t tid)
+struct host_thread *cfsbw_host__thread_find(struct cfsbw_host *h, pid_t tid)
 {
 	struct host_thread *t = h->hash[tid_hash(tid, h->hash_mask)];
 	while (t && t->tid != tid)
@@ -141,14 +141,14 @@ static int proc_table_grow(struct cfsbw_host *h)
 	return 0;
 }
 
-bool __proc_room(struct cfsbw_host *h)
+bool cfsbw_host__proc_room(struct cfsbw_host *h)
 {
 	return h->nr_free_rq > 0 || proc_table_grow(h) == 0;
 }
 
-struct host_proc *__proc_new(struct cfsbw_host *h, pid_t pid)
+struct host_proc *cfsbw_host__proc_new(struct cfsbw_host *h, pid_t pid)
 {
-	if (!__proc_room(h))
+	if (!cfsbw_host__proc_room(h))
 		return NULL;
 	struct host_proc *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -160,7 +160,7 @@ struct host_proc *__proc_new(struct cfsbw_host *h, pid_t pid)
 	return p;
 }
 
-struct host_thread *__thread_new(struct cfsbw_host *h, struct host_proc *p,
+struct host_thread *cfsbw_host__thread_new(struct cfsbw_host *h, struct host_proc *p,
 				 pid_t tid)
 {
 	struct host_thread *t = calloc(1, sizeof(*t));
@@ -181,7 +181,7 @@ struct host_thread *__thread_new(struct cfsbw_host *h, struct host_proc *p,
 	return t;
 }
 
-bool __thread_forget(struct cfsbw_host *h, struct host_thread *t)
+bool cfsbw_host__thread_forget(struct cfsbw_host *h, struct host_thread *t)
 {
 	struct host_proc *p = t->proc;
 	struct host_thread **pp = &h->hash[tid_hash(t->tid, h->hash_mask)];
@@ -201,10 +201,10 @@ bool __thread_forget(struct cfsbw_host *h, struct host_thread *t)
 }
 
 /* The process must have no threads left and have left the core. */
-void __proc_free(struct cfsbw_host *h, struct host_proc *p)
+void cfsbw_host__proc_free(struct cfsbw_host *h, struct host_proc *p)
 {
 	while (p->threads)
-		__thread_forget(h, p->threads);
+		cfsbw_host__thread_forget(h, p->threads);
 	h->procs[p->rq] = NULL;
 	h->free_rq[h->nr_free_rq++] = p->rq;
 	h->nr_live--;
@@ -215,7 +215,7 @@ void __proc_free(struct cfsbw_host *h, struct host_proc *p)
  * A child born traced may report its first stop before its parent reports
  * the fork event that names it; such tids wait here (a handful at most).
  */
-bool __early_add(struct cfsbw_host *h, pid_t tid, int64_t now_ns)
+bool cfsbw_host__early_add(struct cfsbw_host *h, pid_t tid, int64_t now_ns)
 {
 	if (h->nr_early >= HOST_MAX_EARLY)
 		return false;
@@ -231,7 +231,7 @@ static void early_remove(struct cfsbw_host *h, unsigned i)
 	h->early_since_ns[i] = h->early_since_ns[h->nr_early];
 }
 
-bool __early_take(struct cfsbw_host *h, pid_t tid)
+bool cfsbw_host__early_take(struct cfsbw_host *h, pid_t tid)
 {
 	for (unsigned i = 0; i < h->nr_early; i++) {
 		if (h->early[i] == tid) {
@@ -247,7 +247,7 @@ bool __early_take(struct cfsbw_host *h, pid_t tid)
  * thread of a --pid target that appeared while we attached) must not stay
  * stopped: after HOST_EARLY_MAX_NS it is let go, ungoverned.
  */
-int64_t __early_expire(struct cfsbw_host *h, int64_t now_ns,
+int64_t cfsbw_host__early_expire(struct cfsbw_host *h, int64_t now_ns,
 		       void (*release)(pid_t tid))
 {
 	int64_t next = 0;

@@ -16,16 +16,16 @@
  *    cannot outlive the driver: when the tracer dies, of SIGKILL too, the
  *    kernel detaches its tracees and wakes those in a ptrace stop.
  *
- * A thread's stops, with PTRACE_SEIZE semantics:
- *  - fork, vfork and clone event stops: the new tracee is adopted, then
- *    the thread is resumed, unless its process is throttled, in which case
- *    it stays in that stop (held until the refresh);
- *  - PTRACE_EVENT_STOP with SIGTRAP: our interrupt, or a new tracee's first
- *    stop: held when the process is throttled, resumed otherwise;
- *  - PTRACE_EVENT_STOP with a stop signal: a group stop somebody asked for
- *    (SIGSTOP, SIGTSTP from the terminal...): PTRACE_LISTEN keeps it
- *    stopped as it would be without us, until SIGCONT;
- *  - signal-delivery stop: the signal is passed on unchanged.
+ * This file is ptrace as a source of events and a set of operations on
+ * threads; what to do with each event is decided in govern.c.  A thread's
+ * stops, with PTRACE_SEIZE semantics, are reported as:
+ *  - HOST_EV_BORN: a fork, vfork or clone event stop, naming the child;
+ *  - HOST_EV_TRAP: PTRACE_EVENT_STOP with SIGTRAP: our interrupt, or a new
+ *    tracee's first stop;
+ *  - HOST_EV_GROUP_STOP: PTRACE_EVENT_STOP with a stop signal, a group stop
+ *    somebody asked for (SIGSTOP, SIGTSTP from the terminal...);
+ *  - HOST_EV_SIGNAL: a signal-delivery stop;
+ * and its end as HOST_EV_ZOMBIE, then HOST_EV_EXITED.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -63,29 +63,38 @@ static bool is_stop_signal(int sig)
 	       sig == SIGTTOU;
 }
 
+void cfsbw_host__trace_cont(pid_t tid, int sig)
+{
+	pt(PTRACE_CONT, tid, sig_data(sig));
+}
+
 /* Let a thread run on from whatever ptrace stop it is in. */
-static void thread_cont(struct host_thread *t, int sig)
+void cfsbw_host__thread_cont(struct host_thread *t, int sig)
 {
 	t->state = TH_RUNNING;
 	pt(PTRACE_CONT, t->tid, sig_data(sig));
 }
 
-/* After an event stop: run on, or stay held if the process is throttled. */
-static void thread_resume_or_hold(struct host_thread *t)
+/* A group stop: PTRACE_LISTEN keeps it stopped as it would be without us,
+ * until SIGCONT. */
+void cfsbw_host__thread_listen(struct host_thread *t)
 {
-	if (t->proc->throttled)
-		t->state = TH_HELD;
-	else
-		thread_cont(t, 0);
+	t->state = TH_LISTENING;
+	pt(PTRACE_LISTEN, t->tid, 0);
 }
 
 /* Send t a PTRACE_INTERRUPT: it stops at once, or when it next runs. */
-static void thread_interrupt(struct cfsbw_host *h, struct host_thread *t)
+void cfsbw_host__thread_interrupt(struct cfsbw_host *h, struct host_thread *t)
 {
 	if (pt(PTRACE_INTERRUPT, t->tid, 0) == 0) {
 		t->interrupt_sent = true;
 		h->nr_thread_stops++;
 	}
+}
+
+void cfsbw_host__thread_detach(pid_t tid, int sig)
+{
+	pt(PTRACE_DETACH, tid, sig_data(sig));
 }
 
 /*
@@ -100,7 +109,7 @@ static void thread_interrupt(struct cfsbw_host *h, struct host_thread *t)
  * it wakes while its group is throttled.  So a thread that its
  * /proc/PID/task/TID/stat shows asleep ('S' or 'D') is left alone.  Once
  * the interrupted threads have stopped, the process's CPU-time timer is
- * armed to fire when it runs again (host.c, __host_sleepers_watch): only a
+ * armed to fire when it runs again (cputimer.c): only a
  * sleeper can; then every thread is interrupted, with no more looks.  What
  * it ran by then is charged as a debt (R13).
  *
@@ -123,7 +132,7 @@ static const char *stat_state(const char *buf)
 	return end && end[1] == ' ' ? end + 2 : NULL;
 }
 
-static bool thread_asleep(struct host_proc *p, struct host_thread *t)
+bool cfsbw_host__thread_asleep(struct host_proc *p, struct host_thread *t)
 {
 	if (t->running_looks >= 2 && t->unlooked < HOST_LOOK_EVERY - 1) {
 		t->unlooked++;
@@ -152,46 +161,12 @@ static bool thread_asleep(struct host_proc *p, struct host_thread *t)
 	return asleep;
 }
 
-unsigned __trace_pending_stops(const struct host_proc *p)
+unsigned cfsbw_host__trace_pending_stops(const struct host_proc *p)
 {
 	unsigned n = 0;
 	for (const struct host_thread *t = p->threads; t; t = t->proc_next)
 		n += t->interrupt_sent;
 	return n;
-}
-
-/* Once no interrupt of p's is pending, watch for its sleepers to run. */
-static void sleepers_check(struct host_proc *p)
-{
-	if (!p->throttled || !p->sleepers || p->sleepers_watched ||
-	    __trace_pending_stops(p))
-		return;
-	__host_sleepers_watch(p);
-}
-
-void __trace_stop_proc(struct cfsbw_host *h, struct host_proc *p, bool look)
-{
-	look = look && p->nr_threads > 1;
-	for (struct host_thread *t = p->threads; t; t = t->proc_next) {
-		/* Held threads are stopped; listening ones report again on
-		 * SIGCONT and are held then. */
-		if (t->state != TH_RUNNING || t->interrupt_sent)
-			continue;
-		if (look && thread_asleep(p, t)) {
-			p->sleepers = true;
-			continue;
-		}
-		thread_interrupt(h, t);
-	}
-	sleepers_check(p);
-}
-
-void __trace_resume_proc(struct cfsbw_host *h, struct host_proc *p)
-{
-	(void)h;
-	for (struct host_thread *t = p->threads; t; t = t->proc_next)
-		if (t->state == TH_HELD)
-			thread_cont(t, 0);
 }
 
 /* Is tid a thread of process pid (rather than a process of its own)? */
@@ -234,230 +209,129 @@ bool cfsbw_host_is_ancestor(pid_t pid)
 	return false;
 }
 
-static void warn_full(struct cfsbw_host *h)
-{
-	if (h->warned_full)
-		return;
-	h->warned_full = true;
-	fprintf(stderr,
-		"cfsbw: more than %u processes at once: new ones run ungoverned\n",
-		HOST_NR_RQ_MAX);
-}
-
-/*
- * A tracee was born (fork, vfork or clone event of parent): put it in the
- * table, as a thread of parent or as a process of its own, and let it run.
- */
-static void adopt(struct cfsbw_host *h, struct host_proc *parent, pid_t tid,
-		  int event)
-{
-	bool held = __early_take(h, tid);
-	if (__thread_find(h, tid))
-		return;
-	bool is_thread = event == PTRACE_EVENT_CLONE &&
-			 tid_in_process(parent->pid, tid);
-	struct host_thread *t;
-	if (is_thread) {
-		t = __thread_new(h, parent, tid);
-		if (!t)
-			goto untracked;
-	} else {
-		struct host_proc *p = __proc_new(h, tid);
-		if (!p) {
-			warn_full(h);
-			goto untracked;
-		}
-		t = __thread_new(h, p, tid);
-		if (!t || __host_proc_join(h, p, true) < 0) {
-			__proc_free(h, p);
-			goto untracked;
-		}
-	}
-	if (held) {
-		thread_resume_or_hold(t);
-	} else if (t->proc->throttled) {
-		/*
-		 * Its first stop is still to come (a tracee born of an event
-		 * always reports one) and will be held, as after an interrupt:
-		 * no PTRACE_INTERRUPT needed.
-		 */
-		t->state = TH_RUNNING;
-		t->interrupt_sent = true;
-	}
-	return;
-
-untracked:
-	/* Out of memory or runqueues: never leave it stopped. */
-	if (held)
-		pt(PTRACE_DETACH, tid, 0);
-}
-
-/* The process is gone: give its runqueue back (R13) and forget it. */
-static void proc_gone(struct cfsbw_host *h, struct host_proc *p)
-{
-	if (p->pid == h->root_pid)
-		h->root_gone = true;
-	if (p->extra_root) {
-		p->extra_root = false;
-		h->nr_extra_roots--;
-	}
-	__host_proc_leave(h, p);
-	__proc_free(h, p);
-}
-
-/*
- * The command's exit status, recorded once: once it is gone, its pid may
- * be a new process's (--wait-all keeps the run going).
- */
-static void note_root_exit(struct cfsbw_host *h, pid_t tid, int status)
-{
-	if (tid != h->root_pid || h->root_gone)
-		return;
-	h->root_status = status;
-	h->root_gone = true;
-}
-
-static void on_exit_status(struct cfsbw_host *h, pid_t tid, int status)
-{
-	struct host_thread *t = __thread_find(h, tid);
-	note_root_exit(h, tid, status);
-	if (!t)
-		return;
-	struct host_proc *p = t->proc;
-	/* The leader is reported last: its exit is the process's. */
-	if (__thread_forget(h, t) || tid == p->pid)
-		proc_gone(h, p);
-	else
-		sleepers_check(p); /* t may have had an interrupt pending */
-}
-
-static void on_stop_of(struct cfsbw_host *h, struct host_thread *t,
-		       pid_t tid, int status)
-{
-	int sig = WSTOPSIG(status);
-	int event = status >> 16;
-	unsigned long msg = 0;
-
-	if (!t) {
-		/*
-		 * A new tracee's first stop, ahead of its creator's event: hold
-		 * it until we know whose it is, so that none of its CPU time
-		 * escapes (a child may live less than a tick).
-		 */
-		if (event == PTRACE_EVENT_STOP && __proc_room(h) &&
-		    __early_add(h, tid, cfsbw_host_now_ns()))
-			return;
-		pt(PTRACE_CONT, tid, event ? 0 : sig_data(sig));
-		return;
-	}
-	struct host_proc *p = t->proc;
-	/*
-	 * Any ptrace stop clears a pending PTRACE_INTERRUPT (the kernel's
-	 * ptrace_stop(): "any trap clears pending STOP trap"): a thread sent
-	 * one while inside clone() reports the clone event and never the
-	 * interrupt.  Left set, the flag made every later throttle skip that
-	 * thread, and it ran free: a process making 32 threads while being
-	 * throttled used 1.0 CPU of 0.5 from then on.
-	 */
-	t->interrupt_sent = false;
-
-	switch (event) {
-	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK:
-	case PTRACE_EVENT_CLONE:
-		if (pt(PTRACE_GETEVENTMSG, tid, (unsigned long)&msg) == 0)
-			adopt(h, p, (pid_t)msg, event);
-		thread_resume_or_hold(t);
-		return;
-	case PTRACE_EVENT_STOP:
-		if (is_stop_signal(sig)) {
-			t->state = TH_LISTENING;
-			pt(PTRACE_LISTEN, tid, 0);
-		} else {
-			thread_resume_or_hold(t);
-		}
-		return;
-	case 0:
-		/* Signal-delivery stop: pass the signal on, as sent. */
-		thread_cont(t, sig);
-		if (p->throttled)
-			thread_interrupt(h, t);
-		return;
-	default:
-		thread_cont(t, 0);
-		return;
-	}
-}
-
-static void on_stop(struct cfsbw_host *h, pid_t tid, int status)
-{
-	struct host_thread *t = __thread_find(h, tid);
-	on_stop_of(h, t, tid, status);
-	/* t is still there: a stop does not free it. */
-	if (t)
-		sleepers_check(t->proc);
-}
-
-static void release_untracked(pid_t tid)
-{
-	pt(PTRACE_DETACH, tid, 0);
-}
-
-/*
- * Reports are read with waitid, stops first (consumed at once: a ptrace
- * stop's siginfo carries the same code as wait4's status), then exits,
- * which are first looked at without being consumed (WNOWAIT): a process
- * whose leader has exited is a zombie whose CPU clock still reads, now
- * including what its exit cost (tearing down its memory: half a
- * millisecond here), so it is charged in full (R5) before it is reaped.
- */
-void __trace_reap(struct cfsbw_host *h)
-{
-	siginfo_t si;
-	for (;;) {
-		si.si_pid = 0;
-		if (waitid(P_ALL, 0, &si, WSTOPPED | __WALL | WNOHANG) < 0 ||
-		    si.si_pid == 0)
-			break;
-		on_stop(h, si.si_pid, (si.si_status << 8) | 0x7f);
-	}
-	for (;;) {
-		si.si_pid = 0;
-		if (waitid(P_ALL, 0, &si,
-			   WEXITED | __WALL | WNOHANG | WNOWAIT) < 0 ||
-		    si.si_pid == 0)
-			break;
-		pid_t tid = si.si_pid;
-		bool exited = si.si_code == CLD_EXITED ||
-			      si.si_code == CLD_KILLED ||
-			      si.si_code == CLD_DUMPED;
-		struct host_thread *t = __thread_find(h, tid);
-		if (exited && t && t->proc->pid == tid)
-			__host_proc_charge(h, t->proc, false);
-		/* A tracee's stops are reported even without WSTOPPED: one
-		 * may have come since the first loop. */
-		int status;
-		if (waitpid(tid, &status, __WALL | WNOHANG) <= 0)
-			break;
-		if (WIFSTOPPED(status))
-			on_stop(h, tid, status);
-		else if (WIFEXITED(status) || WIFSIGNALED(status))
-			on_exit_status(h, tid, status);
-	}
-	/*
-	 * A held tid whose creator never names it is let go after a while;
-	 * the timer makes sure that happens even if no other report comes.
-	 */
-	if (h->nr_early) {
-		int64_t next = __early_expire(h, cfsbw_host_now_ns(),
-					      release_untracked);
-		if (next)
-			__host_early_timer(h, next);
-	}
-}
-
 /* Seize every thread of pid, repeating until none appears that we lack. */
-static int seize_threads(struct cfsbw_host *h, struct host_proc *p)
+/*
+ * A decimal pid at *s (a /proc directory name, or a list): > 0, or -1 for
+ * anything else (no digits, a value out of range).  *end: past it.
+ */
+static pid_t parse_pid(const char *s, const char **end)
+{
+	long v = 0;
+	const char *c = s;
+	while (*c >= '0' && *c <= '9') {
+		v = v * 10 + (*c - '0');
+		if (v > INT32_MAX)
+			return -1;
+		c++;
+	}
+	*end = c;
+	return c > s && v > 0 ? (pid_t)v : -1;
+}
+
+/* A /proc file's start, NUL-terminated; its length or -1. */
+static ssize_t read_proc(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* The number after "key:" in a /proc/PID/status text, or -1. */
+static long status_field(const char *text, const char *key)
+{
+	size_t len = strlen(key);
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+		if (strncmp(l, key, len) || l[len] != ':')
+			continue;
+		const char *v = l + len + 1;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		const char *end;
+		if (*v == '0' && (v[1] < '0' || v[1] > '9'))
+			return 0;
+		pid_t n = parse_pid(v, &end);
+		return n;
+	}
+	return -1;
+}
+
+pid_t cfsbw_host__trace_tgid(pid_t tid)
+{
+	char path[64], buf[2048];
+	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
+	if (read_proc(path, buf, sizeof buf) < 0)
+		return -1;
+	return (pid_t)status_field(buf, "Tgid");
+}
+
+void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size)
+{
+	char path[64], text[2048];
+	if (pid == getpid()) {
+		snprintf(buf, size, "cfsbw itself");
+		return;
+	}
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	if (read_proc(path, text, sizeof text) < 0) {
+		snprintf(buf, size, "%s", strerror(EPERM));
+		return;
+	}
+	const char *state = strstr(text, "\nState:");
+	long tracer = status_field(text, "TracerPid");
+	/* Real, effective, saved uid: all must be ours (or we are root). */
+	const char *uid = strstr(text, "\nUid:");
+	bool other_user = false;
+	if (uid && geteuid() != 0) {
+		const char *c = uid + 5;
+		for (int i = 0; i < 3; i++) {
+			while (*c == ' ' || *c == '\t')
+				c++;
+			const char *end;
+			long u = *c == '0' ? 0 : parse_pid(c, &end);
+			if (u != (long)getuid())
+				other_user = true;
+			while (*c >= '0' && *c <= '9')
+				c++;
+		}
+	}
+	char stat[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	bool kthread = false;
+	if (read_proc(path, stat, sizeof stat) > 0) {
+		/* Field 9, flags: PF_KTHREAD (0x00200000). */
+		const char *s = stat_state(stat);
+		unsigned long flags = 0;
+		if (s && sscanf(s, "%*c %*d %*d %*d %*d %*d %lu", &flags) == 1)
+			kthread = flags & 0x00200000ul;
+	}
+	long scope = -1;
+	char scope_text[16];
+	if (read_proc("/proc/sys/kernel/yama/ptrace_scope", scope_text,
+		      sizeof scope_text) > 0) {
+		const char *end;
+		scope = scope_text[0] == '0' ? 0 : parse_pid(scope_text, &end);
+	}
+	if (state && strncmp(state + 7, "\tZ", 2) == 0)
+		snprintf(buf, size, "a zombie");
+	else if (kthread)
+		snprintf(buf, size, "a kernel thread");
+	else if (tracer > 0)
+		snprintf(buf, size, "already traced by pid %ld", tracer);
+	else if (other_user)
+		snprintf(buf, size, "another user's process");
+	else if (scope > 0)
+		snprintf(buf, size, "ptrace_scope %ld forbids it", scope);
+	else
+		snprintf(buf, size, "%s", strerror(EPERM));
+}
+
+int cfsbw_host__trace_seize_threads(struct cfsbw_host *h, struct host_proc *p)
 {
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/task", (int)p->pid);
@@ -467,11 +341,12 @@ static int seize_threads(struct cfsbw_host *h, struct host_proc *p)
 		added = false;
 		DIR *d = opendir(path);
 		if (!d)
-			return -errno;
+			return errno == ENOENT ? -ESRCH : -errno;
 		struct dirent *de;
 		while ((de = readdir(d))) {
-			pid_t tid = (pid_t)atoi(de->d_name);
-			if (tid <= 0 || __thread_find(h, tid))
+			const char *end;
+			pid_t tid = parse_pid(de->d_name, &end);
+			if (tid <= 0 || *end || cfsbw_host__thread_find(h, tid))
 				continue;
 			if (pt(PTRACE_SEIZE, tid, TRACE_OPTIONS) < 0) {
 				/*
@@ -488,7 +363,7 @@ static int seize_threads(struct cfsbw_host *h, struct host_proc *p)
 					err = -errno;
 				continue;
 			}
-			if (!__thread_new(h, p, tid)) {
+			if (!cfsbw_host__thread_new(h, p, tid)) {
 				pt(PTRACE_DETACH, tid, 0);
 				err = -ENOMEM;
 				continue;
@@ -502,69 +377,116 @@ static int seize_threads(struct cfsbw_host *h, struct host_proc *p)
 	return 0;
 }
 
-/* Take in a running process and, recursively, its children. */
-static int seize_tree(struct cfsbw_host *h, pid_t pid, unsigned depth)
+void cfsbw_host__trace_children(pid_t pid, pid_t tid,
+				void (*fn)(void *ctx, pid_t child), void *ctx)
 {
-	if (__thread_find(h, pid))
-		return 0;
-	struct host_proc *p = __proc_new(h, pid);
-	if (!p)
-		return -ENOMEM;
-	int err = seize_threads(h, p);
-	if (err < 0 || !p->threads)
-		goto fail;
-	err = __host_proc_join(h, p, false);
-	if (err < 0)
-		goto fail;
-	if (depth > 64)
-		return 0;
-	/* Children that exist already (best effort: they may come and go). */
-	for (struct host_thread *t = p->threads; t; t = t->proc_next) {
-		char path[96];
-		snprintf(path, sizeof path, "/proc/%d/task/%d/children",
-			 (int)pid, (int)t->tid);
-		FILE *f = fopen(path, "re");
-		if (!f)
-			continue;
-		int child;
-		while (fscanf(f, "%d", &child) == 1)
-			seize_tree(h, (pid_t)child, depth + 1);
-		fclose(f);
+	char path[96], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
+		 (int)tid);
+	/* A list longer than the buffer is cut at its last whole pid. */
+	ssize_t n = read_proc(path, buf, sizeof buf);
+	if (n <= 0)
+		return;
+	if ((size_t)n == sizeof buf - 1)
+		*(strrchr(buf, ' ') ? strrchr(buf, ' ') : buf) = '\0';
+	const char *s = buf;
+	while (*s) {
+		const char *end;
+		pid_t child = parse_pid(s, &end);
+		if (child < 0)
+			break;
+		fn(ctx, child);
+		s = end;
+		while (*s == ' ' || *s == '\n')
+			s++;
 	}
-	return 0;
-
-fail:
-	for (struct host_thread *t = p->threads; t; t = t->proc_next)
-		pt(PTRACE_DETACH, t->tid, 0);
-	__proc_free(h, p);
-	return err < 0 ? err : -ESRCH;
 }
 
-int __trace_attach(struct cfsbw_host *h, pid_t pid)
-{
-	h->root_pid = pid;
-	h->root_is_child = false;
-	return seize_tree(h, pid, 0);
-}
+/* ---- reports ---- */
 
-int __trace_attach_more(struct cfsbw_host *h, pid_t pid)
+static bool decode(pid_t tid, int status, struct host_trace_event *ev)
 {
-	/* It may be governed already: a descendant of one given before. */
-	int err = seize_tree(h, pid, 0);
-	if (err < 0)
-		return err;
-	struct host_thread *t = __thread_find(h, pid);
-	if (!t)
-		return -ESRCH;
-	struct host_proc *p = t->proc;
-	if (p->pid != h->root_pid && !p->extra_root) {
-		p->extra_root = true;
-		h->nr_extra_roots++;
+	memset(ev, 0, sizeof *ev);
+	ev->tid = tid;
+	ev->status = status;
+	if (!WIFSTOPPED(status)) {
+		ev->kind = HOST_EV_EXITED;
+		return true;
 	}
-	return 0;
+	int event = status >> 16;
+	ev->sig = WSTOPSIG(status);
+	unsigned long msg = 0;
+	switch (event) {
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK:
+	case PTRACE_EVENT_CLONE:
+		ev->kind = HOST_EV_BORN;
+		if (pt(PTRACE_GETEVENTMSG, tid, (unsigned long)&msg) == 0 &&
+		    msg > 0 && msg <= INT32_MAX)
+			ev->child = (pid_t)msg;
+		ev->child_is_thread = ev->child && event == PTRACE_EVENT_CLONE &&
+				      tid_in_process(tid, ev->child);
+		break;
+	case PTRACE_EVENT_STOP:
+		ev->kind = is_stop_signal(ev->sig) ? HOST_EV_GROUP_STOP
+						   : HOST_EV_TRAP;
+		break;
+	case 0:
+		ev->kind = HOST_EV_SIGNAL;
+		break;
+	default:
+		ev->kind = HOST_EV_OTHER_STOP;
+		break;
+	}
+	return true;
 }
 
-int __trace_spawn(struct cfsbw_host *h, char *const argv[])
+/*
+ * Reports are read with waitid, stops first (consumed at once: a ptrace
+ * stop's siginfo carries the same code as wait4's status), then exits,
+ * which are first looked at without being consumed (WNOWAIT): a process
+ * whose leader has exited is a zombie whose CPU clock still reads, now
+ * including what its exit cost (tearing down its memory: half a
+ * millisecond here), so it can be charged in full (R5) before it is
+ * reaped, at the next call.
+ */
+bool cfsbw_host__trace_next(struct cfsbw_host *h, struct host_trace_event *ev)
+{
+	siginfo_t si;
+	int status;
+	pid_t tid = h->trace_pending;
+	if (tid) {
+		h->trace_pending = 0;
+		/* A tracee's stops are reported even without WSTOPPED: one
+		 * may have come since it was peeked at. */
+		if (waitpid(tid, &status, __WALL | WNOHANG) <= 0)
+			return false;
+		return decode(tid, status, ev);
+	}
+	si.si_pid = 0;
+	if (waitid(P_ALL, 0, &si, WSTOPPED | __WALL | WNOHANG) == 0 &&
+	    si.si_pid != 0)
+		return decode(si.si_pid, (si.si_status << 8) | 0x7f, ev);
+	si.si_pid = 0;
+	if (waitid(P_ALL, 0, &si, WEXITED | __WALL | WNOHANG | WNOWAIT) < 0 ||
+	    si.si_pid == 0)
+		return false;
+	tid = si.si_pid;
+	h->trace_pending = tid;
+	if (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
+	    si.si_code == CLD_DUMPED) {
+		memset(ev, 0, sizeof *ev);
+		ev->kind = HOST_EV_ZOMBIE;
+		ev->tid = tid;
+		return true;
+	}
+	return cfsbw_host__trace_next(h, ev);
+}
+
+/* ---- spawning ---- */
+
+int cfsbw_host__trace_spawn_start(struct cfsbw_host *h, char *const argv[],
+				  struct host_spawn *sp)
 {
 	int go[2], report[2];
 	int err;
@@ -597,55 +519,16 @@ int __trace_spawn(struct cfsbw_host *h, char *const argv[])
 	}
 	close(go[0]);
 	close(report[1]);
-	h->root_pid = pid;
-	h->root_is_child = true;
+	sp->pid = pid;
+	sp->go_fd = go[1];
+	sp->report_fd = report[0];
 	if (pt(PTRACE_SEIZE, pid, TRACE_OPTIONS) < 0) {
 		err = -errno;
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		goto fail_seize;
-	}
-	struct host_proc *p = __proc_new(h, pid);
-	if (!p || !__thread_new(h, p, pid)) {
-		err = -ENOMEM;
-		goto fail_proc;
-	}
-	err = __host_proc_join(h, p, true);
-	if (err < 0)
-		goto fail_proc;
-	close(go[1]); /* go */
-
-	int e = 0;
-	ssize_t n;
-	while ((n = read(report[0], &e, sizeof e)) < 0 && errno == EINTR)
-		;
-	close(report[0]);
-	if (n == (ssize_t)sizeof e && e) {
-		/* exec failed: the child exits 127; reap it here. */
-		while (!h->root_gone) {
-			int status;
-			pid_t r = waitpid(pid, &status, __WALL);
-			if (r < 0)
-				break;
-			if (WIFSTOPPED(status))
-				pt(PTRACE_CONT, pid, 0);
-			else
-				on_exit_status(h, pid, status);
-		}
-		/* -EPERM means "not allowed to trace" (below), not exec's. */
-		return e == EPERM ? -EACCES : -e;
+		cfsbw_host__trace_spawn_abort(sp);
+		return err;
 	}
 	return 0;
 
-fail_proc:
-	if (p)
-		__proc_free(h, p);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, __WALL);
-fail_seize:
-	close(go[1]);
-	close(report[0]);
-	return err;
 fail_fork:
 	close(report[0]);
 	close(report[1]);
@@ -655,6 +538,54 @@ fail_report:
 	return err;
 }
 
+void cfsbw_host__trace_spawn_abort(struct host_spawn *sp)
+{
+	kill(sp->pid, SIGKILL);
+	while (waitpid(sp->pid, NULL, __WALL) < 0 && errno == EINTR)
+		;
+	close(sp->go_fd);
+	close(sp->report_fd);
+}
+
+int cfsbw_host__trace_spawn_go(struct host_spawn *sp, int *status)
+{
+	close(sp->go_fd); /* go */
+	int e = 0;
+	ssize_t n;
+	while ((n = read(sp->report_fd, &e, sizeof e)) < 0 && errno == EINTR)
+		;
+	close(sp->report_fd);
+	if (n != (ssize_t)sizeof e || !e)
+		return 0;
+	/* exec failed: the child exits 127; reap it here. */
+	*status = 127 << 8;
+	for (;;) {
+		int st;
+		pid_t r = waitpid(sp->pid, &st, __WALL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (!WIFSTOPPED(st)) {
+			*status = st;
+			break;
+		}
+		pt(PTRACE_CONT, sp->pid, 0);
+	}
+	/* -EPERM means "not allowed to trace" (cfsbw_host_spawn), not exec's. */
+	return e == EPERM ? -EACCES : -e;
+}
+
+/* ---- letting go ---- */
+
+static void note_root_exit(struct cfsbw_host *h, pid_t tid, int status)
+{
+	if (tid != h->root_pid || h->root_gone)
+		return;
+	h->root_status = status;
+	h->root_gone = true;
+}
+
 /*
  * Resume and detach every tracee.  Threads in a ptrace stop are detached at
  * once; running ones are interrupted first (PTRACE_DETACH needs a stopped
@@ -662,16 +593,15 @@ fail_report:
  * born meanwhile are detached when they first stop.  Whatever is still
  * attached after two seconds is detached by the kernel when we exit.
  */
-void __trace_detach_all(struct cfsbw_host *h)
+void cfsbw_host__trace_detach_all(struct cfsbw_host *h)
 {
 	unsigned expected = 0; /* children announced, first stop not seen */
 
+	h->trace_pending = 0;
 	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
 		struct host_proc *p = h->procs[rq];
 		if (!p)
 			continue;
-		__host_proc_charge(h, p, false);
-		p->throttled = false;
 		for (struct host_thread *t = p->threads; t; t = t->proc_next) {
 			if (t->state != TH_RUNNING) {
 				pt(PTRACE_DETACH, t->tid, 0);
@@ -694,7 +624,7 @@ void __trace_detach_all(struct cfsbw_host *h)
 		for (; t; t = next) {
 			next = t->proc_next;
 			if (t->state == TH_HELD)
-				__thread_forget(h, t);
+				cfsbw_host__thread_forget(h, t);
 		}
 	}
 	for (unsigned i = 0; i < h->nr_early; i++)
@@ -714,30 +644,43 @@ void __trace_detach_all(struct cfsbw_host *h)
 		}
 		if (WIFEXITED(status) || WIFSIGNALED(status)) {
 			note_root_exit(h, tid, status);
-			struct host_thread *t = __thread_find(h, tid);
+			struct host_thread *t = cfsbw_host__thread_find(h, tid);
 			if (t)
-				__thread_forget(h, t);
+				cfsbw_host__thread_forget(h, t);
 			continue;
 		}
 		if (!WIFSTOPPED(status))
 			continue;
 		int event = status >> 16;
 		int sig = WSTOPSIG(status);
-		struct host_thread *t = __thread_find(h, tid);
+		struct host_thread *t = cfsbw_host__thread_find(h, tid);
 		if (event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK ||
 		    event == PTRACE_EVENT_CLONE)
 			expected++;
 		if (!t && event == PTRACE_EVENT_STOP && expected)
 			expected--;
 		if (t)
-			__thread_forget(h, t);
+			cfsbw_host__thread_forget(h, t);
 		/* A group stop stays a group stop after the detach. */
 		pt(PTRACE_DETACH, tid, event ? 0 : sig_data(sig));
 	}
-	/* Processes now empty leave the core. */
-	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
-		struct host_proc *p = h->procs[rq];
-		if (p && !p->threads)
-			proc_gone(h, p);
+}
+
+int cfsbw_host__trace_wait_root(struct cfsbw_host *h)
+{
+	for (;;) {
+		int status;
+		pid_t pid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (pid == 0)
+			return 0;
+		if (pid < 0)
+			return errno == EINTR ? 0 : -1;
+		if (WIFSTOPPED(status)) {
+			int ev = status >> 16;
+			pt(PTRACE_DETACH, pid, ev ? 0 : sig_data(WSTOPSIG(status)));
+		} else if (pid == h->root_pid) {
+			h->root_status = status;
+			return 1;
+		}
 	}
 }

@@ -1,5 +1,5 @@
 /*
- * run.c - cfsbw run: hold a command (or running processes) and everything
+ * cmd_run.c - cfsbw run: hold a command (or running processes) and everything
  * it starts to a CPU quota per period, without root and without cgroups.
  *
  * Flags are translated into writes to the governed group's files (SPEC
@@ -21,7 +21,7 @@
 
 #include "cfsbw.h"
 #include "cli/cli.h"
-#include "host/host.h"
+#include "cfsbw_host.h"
 
 static const char run_usage[] =
 	"usage: cfsbw run [OPTIONS] -- CMD [ARG...]\n"

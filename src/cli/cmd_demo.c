@@ -1,5 +1,5 @@
 /*
- * demo.c - cfsbw demo: the three examples of seed 008 (1 CPU, 2 CPUs, 20 %
+ * cmd_demo.c - cfsbw demo: the three examples of seed 008 (1 CPU, 2 CPUs, 20 %
  * of a CPU, all with a 500 ms period) on real busy processes held by the
  * host driver, then the same in the simulator, in one table.
  *
@@ -19,7 +19,7 @@
 
 #include "cfsbw.h"
 #include "cli/cli.h"
-#include "host/host.h"
+#include "cfsbw_host.h"
 #include "sim/sim.h"
 
 #define DEMO_PERIOD_US INT64_C(500000)

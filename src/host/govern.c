@@ -1,0 +1,727 @@
+/*
+ * govern.c - the driver's decisions: what the core's callbacks do to real
+ * processes, how a process joins, leaves and moves between groups, and
+ * what each ptrace event (born, stopped, exited) means for the group.
+ *
+ * trace.c reports events and carries out thread operations; cputimer.c
+ * charges and arms; group.c keeps the groups' timers.  Every decision that
+ * ties them together is made here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "host/host_int.h"
+
+static void set_throttled(struct cfsbw_host *h, struct host_proc *p, bool on)
+{
+	if (p->throttled == on)
+		return;
+	p->throttled = on;
+	if (on)
+		h->nr_throttled++;
+	else
+		h->nr_throttled--;
+}
+
+/* ---- stopping and resuming (R7, R10) ---- */
+
+/* Once no interrupt of p's is pending, watch for its sleepers to run. */
+static void sleepers_check(struct host_proc *p)
+{
+	if (!p->throttled || !p->sleepers || p->sleepers_watched ||
+	    cfsbw_host__trace_pending_stops(p))
+		return;
+	cfsbw_host__sleepers_watch(p);
+}
+
+void cfsbw_host__stop_proc(struct cfsbw_host *h, struct host_proc *p,
+			   bool look)
+{
+	look = look && p->nr_threads > 1;
+	for (struct host_thread *t = p->threads; t; t = t->proc_next) {
+		/* Held threads are stopped; listening ones report again on
+		 * SIGCONT and are held then. */
+		if (t->state != TH_RUNNING || t->interrupt_sent)
+			continue;
+		if (look && cfsbw_host__thread_asleep(p, t)) {
+			p->sleepers = true;
+			continue;
+		}
+		cfsbw_host__thread_interrupt(h, t);
+	}
+	sleepers_check(p);
+}
+
+static void resume_proc(struct host_proc *p)
+{
+	for (struct host_thread *t = p->threads; t; t = t->proc_next)
+		if (t->state == TH_HELD)
+			cfsbw_host__thread_cont(t, 0);
+}
+
+/* After an event stop: run on, or stay held if the process is throttled. */
+static void resume_or_hold(struct host_thread *t)
+{
+	if (t->proc->throttled)
+		t->state = TH_HELD;
+	else
+		cfsbw_host__thread_cont(t, 0);
+}
+
+/* ---- the core's callbacks (run inside core calls: record and act) ---- */
+
+static struct host_proc *proc_of_rq(struct cfsbw_host *h, unsigned rq)
+{
+	return rq < h->nr_rq ? h->procs[rq] : NULL;
+}
+
+static void cb_throttle(void *ctx, struct cfsbw_group *g, unsigned rq)
+{
+	struct cfsbw_host *h = ctx;
+	struct host_proc *p = proc_of_rq(h, rq);
+	(void)g; /* g may be an ancestor of p's group (R11): p stops all the same */
+	if (!p || !p->grp || p->throttled)
+		return;
+	/* R7: the process must stop at once; it needs no promise. */
+	set_throttled(h, p, true);
+	cfsbw_host__reach_drop(p->grp, p);
+	cfsbw_host__stop_proc(h, p, true);
+}
+
+static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
+{
+	struct cfsbw_host *h = ctx;
+	struct host_proc *p = proc_of_rq(h, rq);
+	(void)g;
+	if (!p || !p->grp)
+		return;
+	/*
+	 * R10: resume, but only once the core has returned and what the
+	 * process ran past its throttle (its debt) is charged: a process whose
+	 * debt eats the new runtime stays stopped, as an account the kernel's
+	 * refresh leaves in the red stays throttled.  Resuming it first would
+	 * let it run until it was stopped again: with 32 busy threads, whose
+	 * CPU-time timer comes late (cputimer.c, the wall backstop), the debt
+	 * grew each period (0.30 s in 5 s at 0.5 CPU; 0.55 to 0.98 cores
+	 * used instead of 0.5).
+	 */
+	set_throttled(h, p, false);
+	p->sleepers = false;
+	p->sleepers_watched = false;
+	p->resume_pending = true;
+	if (!p->arm_pending) {
+		p->arm_pending = true;
+		h->arm_list[h->nr_arm++] = p->rq;
+	}
+}
+
+static struct host_group *timer_group(struct cfsbw_host *h,
+				      struct cfsbw_group *g)
+{
+	struct host_group *grp = cfsbw_host__group_get(h, g);
+	if (!grp)
+		fprintf(stderr, "cfsbw: %s: out of memory for its timer: "
+				"its pool is not refilled\n",
+			cfsbw_group_path(g));
+	return grp;
+}
+
+static void cb_period_timer_start(void *ctx, struct cfsbw_group *g,
+				  int64_t expires_ns)
+{
+	struct cfsbw_host *h = ctx;
+	struct host_group *grp = timer_group(h, g);
+	if (grp)
+		cfsbw_host__gtimer_set(h, grp, HOST_GT_PERIOD, expires_ns);
+}
+
+static void cb_slack_timer_start(void *ctx, struct cfsbw_group *g,
+				 int64_t expires_ns)
+{
+	struct cfsbw_host *h = ctx;
+	struct host_group *grp = timer_group(h, g);
+	if (grp)
+		cfsbw_host__gtimer_set(h, grp, HOST_GT_SLACK, expires_ns);
+}
+
+const struct cfsbw_ops cfsbw_host__ops = {
+	.throttle = cb_throttle,
+	.unthrottle = cb_unthrottle,
+	.period_timer_start = cb_period_timer_start,
+	.slack_timer_start = cb_slack_timer_start,
+};
+
+void cfsbw_host__run_arm_list(struct cfsbw_host *h)
+{
+	while (h->nr_arm) {
+		unsigned rq = h->arm_list[--h->nr_arm];
+		struct host_proc *p = h->procs[rq];
+		if (!p || !p->arm_pending || !p->grp)
+			continue;
+		p->arm_pending = false;
+		/* R11: another account on its path may still hold it. */
+		if (cfsbw_throttled(p->grp->g, p->rq)) {
+			p->resume_pending = false;
+			set_throttled(h, p, true);
+			continue;
+		}
+		cfsbw_host__charge(h, p, true);
+		if (p->resume_pending) {
+			p->resume_pending = false;
+			if (!p->throttled)
+				resume_proc(p);
+		}
+	}
+}
+
+/* ---- processes as runqueues in groups ---- */
+
+/* p enters grp's accounts on its runqueue (R9, R10; R6 first slice). */
+static void core_enter(struct cfsbw_host *h, struct host_proc *p,
+		       struct host_group *grp)
+{
+	cfsbw_host__group_add_proc(grp, p);
+	int64_t now = cfsbw_host_now_ns();
+	p->enqueued = true;
+	p->idle = false;
+	p->active_seq = grp->period_seq;
+	/* R9, R10: runnable from now on (the period timer starts); R6: a
+	 * zero charge draws its first slice before it runs. */
+	cfsbw_task_enqueue(grp->g, p->rq, now);
+	cfsbw_charge(grp->g, p->rq, 0, now);
+	/* That slice may have come out of others' promises. */
+	cfsbw_host__reach_check(h, grp);
+	if (!p->throttled)
+		cfsbw_host__cputimer_arm(h, p);
+}
+
+/* p leaves its group's accounts; its runqueue goes offline (R13). */
+static void core_exit(struct cfsbw_host *h, struct host_proc *p)
+{
+	struct host_group *grp = p->grp;
+	int64_t now = cfsbw_host_now_ns();
+	cfsbw_host__reach_drop(grp, p);
+	p->resync = false;
+	if (p->idle)
+		grp->nr_idle--;
+	p->idle = false;
+	/*
+	 * R13: cfsbw_rq_offline returns unused runtime to the pool but forgets
+	 * a debt (runtime used past the account's, by at most a tick); carry
+	 * it to the group's next charge so that whole runs stay within the
+	 * quota.
+	 */
+	int64_t left = cfsbw_account_runtime_ns(grp->g, p->rq);
+	if (left < 0 && left != CFSBW_RUNTIME_INF)
+		grp->debt_ns += -left;
+	grp->debt_ns += p->debt_ns;
+	p->debt_ns = 0;
+	if (p->enqueued)
+		cfsbw_task_dequeue(grp->g, p->rq, now);
+	p->enqueued = false;
+	cfsbw_rq_offline(h->tree, p->rq, now);
+	p->arm_pending = false;
+	p->resume_pending = false;
+	set_throttled(h, p, false);
+	p->sleepers = false;
+	p->sleepers_watched = false;
+	cfsbw_host__group_del_proc(grp, p);
+}
+
+int cfsbw_host__proc_join(struct cfsbw_host *h, struct host_proc *p,
+			  struct host_group *grp, bool charge_past)
+{
+	/*
+	 * The process CPU clock of pid, as the kernel's ABI encodes it
+	 * (MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)); clock_getcpuclockid
+	 * would cost a system call to check what the first read checks.
+	 */
+	p->clock = (clockid_t)((~(unsigned)p->pid << 3) | 2u);
+	if (charge_past) {
+		/* A new child: all its CPU time is the group's (R5). */
+		p->last_cpu_ns = 0;
+	} else {
+		p->last_cpu_ns = cfsbw_host__clock_ns(p->clock);
+		if (p->last_cpu_ns < 0)
+			return -ESRCH;
+	}
+	int err = cfsbw_host__cputimer_create(h, p);
+	if (err < 0)
+		return err;
+	p->arm_pending = false;
+	p->resume_pending = false;
+	h->nr_processes++;
+	if (!h->start_ns)
+		h->start_ns = cfsbw_host_now_ns();
+	core_enter(h, p, grp);
+	return 0;
+}
+
+void cfsbw_host__proc_leave(struct cfsbw_host *h, struct host_proc *p)
+{
+	cfsbw_host__cputimer_delete(p);
+	if (p->grp)
+		core_exit(h, p);
+}
+
+/*
+ * SPEC section 8: a governed process moves to grp.  What it used so far is
+ * charged to its old group (R5), its runqueue goes offline there (R13),
+ * and it enters grp on the same runqueue number (cfsbw_rq_offline frees it
+ * for reuse), so its timers stay as they are.  Held threads stay held if
+ * grp throttles it at once; otherwise they resume.
+ */
+static void proc_move(struct cfsbw_host *h, struct host_proc *p,
+		      struct host_group *grp)
+{
+	if (p->grp == grp)
+		return;
+	cfsbw_host__charge(h, p, false);
+	core_exit(h, p);
+	core_enter(h, p, grp);
+	if (!p->throttled)
+		resume_proc(p);
+	cfsbw_host__run_arm_list(h);
+}
+
+/* The process is gone: give its runqueue back (R13) and forget it. */
+static void proc_gone(struct cfsbw_host *h, struct host_proc *p)
+{
+	if (p->pid == h->root_pid)
+		h->root_gone = true;
+	if (p->extra_root) {
+		p->extra_root = false;
+		h->nr_extra_roots--;
+	}
+	cfsbw_host__proc_leave(h, p);
+	cfsbw_host__proc_free(h, p);
+}
+
+void cfsbw_host__charge_all(struct cfsbw_host *h)
+{
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
+		struct host_proc *p = h->procs[rq];
+		if (p && p->grp)
+			cfsbw_host__charge(h, p, !p->throttled);
+	}
+	cfsbw_host__run_arm_list(h);
+}
+
+void cfsbw_host_charge_now(struct cfsbw_host *h)
+{
+	cfsbw_host__charge_all(h);
+	cfsbw_host__gtimers_sync(h);
+}
+
+/* ---- ptrace events ---- */
+
+static void warn_full(struct cfsbw_host *h)
+{
+	if (h->warned_full)
+		return;
+	h->warned_full = true;
+	fprintf(stderr,
+		"cfsbw: more than %u processes at once: new ones run ungoverned\n",
+		HOST_NR_RQ_MAX);
+}
+
+/*
+ * A tracee was born to parent (fork, vfork or clone event): a thread of
+ * parent's process, or a process of its own in parent's group (R5: its
+ * CPU time is the group's from its first instruction).  Let it run.
+ */
+static void adopt(struct cfsbw_host *h, struct host_proc *parent, pid_t tid,
+		  bool is_thread)
+{
+	bool held = cfsbw_host__early_take(h, tid);
+	if (cfsbw_host__thread_find(h, tid))
+		return;
+	struct host_thread *t;
+	if (is_thread) {
+		t = cfsbw_host__thread_new(h, parent, tid);
+		if (!t)
+			goto untracked;
+	} else {
+		struct host_proc *p = cfsbw_host__proc_new(h, tid);
+		if (!p) {
+			warn_full(h);
+			goto untracked;
+		}
+		t = cfsbw_host__thread_new(h, p, tid);
+		if (!t || cfsbw_host__proc_join(h, p, parent->grp, true) < 0) {
+			cfsbw_host__proc_leave(h, p);
+			cfsbw_host__proc_free(h, p);
+			goto untracked;
+		}
+	}
+	if (held) {
+		resume_or_hold(t);
+	} else if (t->proc->throttled) {
+		/*
+		 * Its first stop is still to come (a tracee born of an event
+		 * always reports one) and will be held, as after an interrupt:
+		 * no PTRACE_INTERRUPT needed.
+		 */
+		t->state = TH_RUNNING;
+		t->interrupt_sent = true;
+	}
+	return;
+
+untracked:
+	/* Out of memory or runqueues: never leave it stopped. */
+	if (held)
+		cfsbw_host__thread_detach(tid, 0);
+}
+
+/* The command's exit status, recorded once (its pid may be reused). */
+static void note_root_exit(struct cfsbw_host *h, pid_t tid, int status)
+{
+	if (tid != h->root_pid || h->root_gone)
+		return;
+	h->root_status = status;
+	h->root_gone = true;
+}
+
+static void on_exited(struct cfsbw_host *h, pid_t tid, int status)
+{
+	struct host_thread *t = cfsbw_host__thread_find(h, tid);
+	note_root_exit(h, tid, status);
+	if (!t)
+		return;
+	struct host_proc *p = t->proc;
+	/* The leader is reported last: its exit is the process's. */
+	if (cfsbw_host__thread_forget(h, t) || tid == p->pid)
+		proc_gone(h, p);
+	else
+		sleepers_check(p); /* t may have had an interrupt pending */
+}
+
+static void on_stopped(struct cfsbw_host *h, const struct host_trace_event *ev)
+{
+	struct host_thread *t = cfsbw_host__thread_find(h, ev->tid);
+	if (!t) {
+		/*
+		 * A new tracee's first stop, ahead of its creator's event: hold
+		 * it until we know whose it is, so that none of its CPU time
+		 * escapes (a child may live less than a tick).
+		 */
+		if (ev->kind == HOST_EV_TRAP && cfsbw_host__proc_room(h) &&
+		    cfsbw_host__early_add(h, ev->tid, cfsbw_host_now_ns()))
+			return;
+		cfsbw_host__trace_cont(ev->tid,
+				       ev->kind == HOST_EV_SIGNAL ? ev->sig : 0);
+		return;
+	}
+	/*
+	 * Any ptrace stop clears a pending PTRACE_INTERRUPT (the kernel's
+	 * ptrace_stop(): "any trap clears pending STOP trap"): a thread sent
+	 * one while inside clone() reports the clone event and never the
+	 * interrupt.  Left set, the flag made every later throttle skip that
+	 * thread, and it ran free: a process making 32 threads while being
+	 * throttled used 1.0 CPU of 0.5 from then on.
+	 */
+	t->interrupt_sent = false;
+	switch (ev->kind) {
+	case HOST_EV_BORN:
+		if (ev->child > 0)
+			adopt(h, t->proc, ev->child, ev->child_is_thread);
+		resume_or_hold(t);
+		break;
+	case HOST_EV_TRAP:
+		resume_or_hold(t);
+		break;
+	case HOST_EV_GROUP_STOP:
+		/* Somebody stopped it (SIGSTOP, ^Z): it stays stopped as it
+		 * would without us, until SIGCONT. */
+		cfsbw_host__thread_listen(t);
+		break;
+	case HOST_EV_SIGNAL:
+		/* Signal-delivery stop: pass the signal on, as sent. */
+		cfsbw_host__thread_cont(t, ev->sig);
+		if (t->proc->throttled)
+			cfsbw_host__thread_interrupt(h, t);
+		break;
+	case HOST_EV_OTHER_STOP:
+	case HOST_EV_ZOMBIE:
+	case HOST_EV_EXITED:
+		cfsbw_host__thread_cont(t, 0);
+		break;
+	}
+	/* t is still there: a stop does not free it. */
+	sleepers_check(t->proc);
+}
+
+static void release_untracked(pid_t tid)
+{
+	cfsbw_host__thread_detach(tid, 0);
+}
+
+void cfsbw_host__reap(struct cfsbw_host *h)
+{
+	struct host_trace_event ev;
+	while (cfsbw_host__trace_next(h, &ev)) {
+		switch (ev.kind) {
+		case HOST_EV_ZOMBIE: {
+			/* R5: a zombie's clock reads, its exit's cost included:
+			 * charge it in full before it is reaped. */
+			struct host_thread *t = cfsbw_host__thread_find(h, ev.tid);
+			if (t && t->proc->pid == ev.tid && t->proc->grp)
+				cfsbw_host__charge(h, t->proc, false);
+			break;
+		}
+		case HOST_EV_EXITED:
+			on_exited(h, ev.tid, ev.status);
+			break;
+		case HOST_EV_BORN:
+		case HOST_EV_TRAP:
+		case HOST_EV_GROUP_STOP:
+		case HOST_EV_SIGNAL:
+		case HOST_EV_OTHER_STOP:
+			on_stopped(h, &ev);
+			break;
+		}
+	}
+	/*
+	 * A held tid whose creator never names it is let go after a while;
+	 * the timer makes sure that happens even if no other report comes.
+	 */
+	if (h->nr_early) {
+		int64_t next = cfsbw_host__early_expire(h, cfsbw_host_now_ns(),
+							release_untracked);
+		if (next)
+			cfsbw_host__timer_at(h, HOST_TIMER_EARLY, next);
+	}
+}
+
+void cfsbw_host__early_fired(struct cfsbw_host *h)
+{
+	cfsbw_host__reap(h);
+}
+
+/* ---- the period and slack timers (R9, R10) ---- */
+
+/*
+ * R9, R10: the driver cannot see a process fall asleep without polling, so
+ * at each expiry it looks at the group's processes whose CPU time did not
+ * grow during the whole period before (their timers did not fire: one
+ * clock read each, and only for them).  Those that still have not run are
+ * dequeued as idle, and their CPU-time timer is armed for their next tick
+ * of CPU, which enqueues them again.  When every process of the group
+ * sleeps, the period timer stops, as the kernel's does, and nr_periods
+ * stops counting.
+ */
+static void idle_scan(struct cfsbw_host *h, struct host_group *grp)
+{
+	for (struct host_proc *p = grp->procs; p; p = p->grp_next) {
+		if (p->idle || p->throttled || !p->enqueued ||
+		    p->active_seq + 1 >= grp->period_seq)
+			continue;
+		int64_t cpu = cfsbw_host__clock_ns(p->clock);
+		if (cpu < 0)
+			continue;
+		if (cpu > p->last_cpu_ns) {
+			cfsbw_host__charge_to(h, p, cpu, true);
+			continue;
+		}
+		p->idle = true;
+		grp->nr_idle++;
+		p->enqueued = false;
+		cfsbw_task_dequeue(grp->g, p->rq, cfsbw_host_now_ns());
+		cfsbw_host__cputimer_arm(h, p);
+	}
+}
+
+void cfsbw_host__gtimer_fire(struct cfsbw_host *h, struct host_group *grp,
+			     enum host_gtimer_kind kind, int64_t now_ns)
+{
+	int64_t next;
+	/* What ran on promises belongs to the period ending (R10). */
+	cfsbw_host__reach_take_back(h, grp);
+	if (kind == HOST_GT_PERIOD) {
+		grp->period_seq++;
+		idle_scan(h, grp);
+		next = cfsbw_period_timer_fire(grp->g, now_ns);
+	} else {
+		next = cfsbw_slack_timer_fire(grp->g, now_ns);
+	}
+	if (next != CFSBW_TIMER_STOP)
+		cfsbw_host__gtimer_set(h, grp, kind, next);
+	/* R10: resumed processes are charged what they ran and re-armed. */
+	cfsbw_host__run_arm_list(h);
+	cfsbw_host__reach_rearm(h, grp);
+	cfsbw_host__reach_check(h, grp);
+}
+
+/* ---- taking processes in, letting them go ---- */
+
+void cfsbw_host__release_all(struct cfsbw_host *h)
+{
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
+		struct host_proc *p = h->procs[rq];
+		if (!p)
+			continue;
+		if (p->grp)
+			cfsbw_host__charge(h, p, false);
+		set_throttled(h, p, false);
+	}
+	cfsbw_host__trace_detach_all(h);
+	/* Processes now empty leave the core. */
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
+		struct host_proc *p = h->procs[rq];
+		if (p && !p->threads)
+			proc_gone(h, p);
+	}
+}
+
+struct seize_ctx {
+	struct cfsbw_host *h;
+	struct host_group *grp;
+	unsigned depth;
+};
+
+static int seize_proc(struct cfsbw_host *h, pid_t pid, struct host_group *grp,
+		      unsigned depth, bool children);
+
+static void seize_child(void *ctx, pid_t child)
+{
+	struct seize_ctx *c = ctx;
+	/* Best effort: children come and go. */
+	seize_proc(c->h, child, c->grp, c->depth + 1, true);
+}
+
+/* Take in a running process (and, with children, its descendants). */
+static int seize_proc(struct cfsbw_host *h, pid_t pid, struct host_group *grp,
+		      unsigned depth, bool children)
+{
+	if (cfsbw_host__thread_find(h, pid))
+		return 0;
+	struct host_proc *p = cfsbw_host__proc_new(h, pid);
+	if (!p)
+		return -ENOMEM;
+	int err = cfsbw_host__trace_seize_threads(h, p);
+	if (err < 0 || !p->threads)
+		goto fail;
+	err = cfsbw_host__proc_join(h, p, grp, false);
+	if (err < 0)
+		goto fail;
+	if (!children || depth > 64)
+		return 0;
+	struct seize_ctx c = {h, grp, depth};
+	for (struct host_thread *t = p->threads; t; t = t->proc_next)
+		cfsbw_host__trace_children(pid, t->tid, seize_child, &c);
+	return 0;
+
+fail:
+	for (struct host_thread *t = p->threads; t; t = t->proc_next)
+		cfsbw_host__thread_detach(t->tid, 0);
+	cfsbw_host__proc_leave(h, p);
+	cfsbw_host__proc_free(h, p);
+	return err < 0 ? err : -ESRCH;
+}
+
+static struct host_group *run_group(struct cfsbw_host *h)
+{
+	return h->group ? cfsbw_host__group_get(h, h->group) : NULL;
+}
+
+int cfsbw_host_spawn(struct cfsbw_host *h, char *const argv[])
+{
+	if (h->root_pid)
+		return -EBUSY;
+	struct host_group *grp = run_group(h);
+	if (!grp)
+		return h->group ? -ENOMEM : -EINVAL;
+	struct host_spawn sp;
+	int err = cfsbw_host__trace_spawn_start(h, argv, &sp);
+	if (err < 0)
+		return err;
+	struct host_proc *p = cfsbw_host__proc_new(h, sp.pid);
+	if (!p || !cfsbw_host__thread_new(h, p, sp.pid)) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = cfsbw_host__proc_join(h, p, grp, true);
+	if (err < 0)
+		goto fail;
+	/* Set only now: a failure above leaves no command behind. */
+	h->root_pid = sp.pid;
+	h->root_is_child = true;
+	int status;
+	err = cfsbw_host__trace_spawn_go(&sp, &status);
+	if (err < 0)
+		on_exited(h, sp.pid, status); /* exec failed: it exited 127 */
+	return err;
+
+fail:
+	if (p) {
+		cfsbw_host__proc_leave(h, p);
+		cfsbw_host__proc_free(h, p);
+	}
+	cfsbw_host__trace_spawn_abort(&sp);
+	return err;
+}
+
+int cfsbw_host_attach(struct cfsbw_host *h, pid_t pid)
+{
+	if (h->root_pid && h->root_is_child)
+		return -EBUSY;
+	if (pid <= 0)
+		return -ESRCH;
+	struct host_group *grp = run_group(h);
+	if (!grp)
+		return h->group ? -ENOMEM : -EINVAL;
+	bool first = !h->root_pid;
+	if (first) {
+		h->root_pid = pid;
+		h->root_is_child = false;
+	}
+	/* It may be governed already: a descendant of one given before. */
+	int err = seize_proc(h, pid, grp, 0, true);
+	if (err < 0) {
+		if (first)
+			h->root_pid = 0;
+		return err;
+	}
+	struct host_thread *t = cfsbw_host__thread_find(h, pid);
+	if (!t)
+		return -ESRCH;
+	struct host_proc *p = t->proc;
+	if (p->pid != h->root_pid && !p->extra_root) {
+		p->extra_root = true;
+		h->nr_extra_roots++;
+	}
+	return 0;
+}
+
+int cfsbw_host_place(struct cfsbw_host *h, pid_t pid, struct cfsbw_group *g)
+{
+	h->place_reason[0] = '\0';
+	if (!g || cfsbw_group_tree(g) != h->tree)
+		return -EINVAL;
+	/* A thread id stands for its whole process, as with cgroup.procs. */
+	pid_t tgid = pid > 0 ? cfsbw_host__trace_tgid(pid) : -1;
+	if (tgid <= 0)
+		return -ESRCH;
+	struct host_group *grp = cfsbw_host__group_get(h, g);
+	if (!grp)
+		return -ENOMEM;
+	struct host_thread *t = cfsbw_host__thread_find(h, tgid);
+	if (t && t->proc->grp) {
+		proc_move(h, t->proc, grp);
+		cfsbw_host__gtimers_sync(h);
+		return 0;
+	}
+	int err = seize_proc(h, tgid, grp, 0, false);
+	if (err == -EPERM)
+		cfsbw_host__trace_why_not(tgid, h->place_reason,
+					  sizeof h->place_reason);
+	cfsbw_host__gtimers_sync(h);
+	return err;
+}
+
+const char *cfsbw_host_place_reason(const struct cfsbw_host *h)
+{
+	return h->place_reason;
+}

@@ -1,0 +1,293 @@
+/*
+ * group.c - the driver's data per group: the processes in it, its usage
+ * (cpuacct.usage), and its period and slack timers.
+ *
+ * The core asks for one period timer per group (R10) and, under the
+ * upstream policy, one slack timer.  With many groups, a POSIX timer each
+ * would cost a system call per re-arm and a signal per expiry; instead the
+ * groups' timers are kept in one binary heap keyed by (deadline, sequence)
+ * and one POSIX timer (HOST_TIMER_GROUPS) is set for the earliest: one
+ * wake-up serves every group whose period ends then, and nothing is ever
+ * scanned (STYLE: "Timers live in a heap").  The POSIX timer is set only
+ * when the earliest deadline changes, once per batch of events
+ * (cfsbw_host__gtimers_sync), not at each core callback.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "host/host_int.h"
+
+/* ---- the heap ---- */
+
+static bool gt_before(const struct host_gtimer *a, const struct host_gtimer *b)
+{
+	if (a->at_ns != b->at_ns)
+		return a->at_ns < b->at_ns;
+	return a->seq < b->seq;
+}
+
+static void gt_put(struct cfsbw_host *h, unsigned i, struct host_gtimer *t)
+{
+	h->gt_heap[i] = t;
+	t->idx = i;
+}
+
+static void gt_up(struct cfsbw_host *h, unsigned i)
+{
+	struct host_gtimer *t = h->gt_heap[i];
+	while (i > 0) {
+		unsigned parent = (i - 1) / 2;
+		if (!gt_before(t, h->gt_heap[parent]))
+			break;
+		gt_put(h, i, h->gt_heap[parent]);
+		i = parent;
+	}
+	gt_put(h, i, t);
+}
+
+static void gt_down(struct cfsbw_host *h, unsigned i)
+{
+	struct host_gtimer *t = h->gt_heap[i];
+	for (;;) {
+		unsigned c = 2 * i + 1;
+		if (c >= h->gt_len)
+			break;
+		if (c + 1 < h->gt_len && gt_before(h->gt_heap[c + 1], h->gt_heap[c]))
+			c++;
+		if (!gt_before(h->gt_heap[c], t))
+			break;
+		gt_put(h, i, h->gt_heap[c]);
+		i = c;
+	}
+	gt_put(h, i, t);
+}
+
+static void gt_remove(struct cfsbw_host *h, struct host_gtimer *t)
+{
+	if (t->idx == HOST_GT_NONE)
+		return;
+	unsigned i = t->idx;
+	t->idx = HOST_GT_NONE;
+	h->gt_len--;
+	if (i == h->gt_len)
+		return;
+	gt_put(h, i, h->gt_heap[h->gt_len]);
+	gt_up(h, i);
+	gt_down(h, h->gt_heap[i]->idx);
+}
+
+void cfsbw_host__gtimer_set(struct cfsbw_host *h, struct host_group *grp,
+			    enum host_gtimer_kind kind, int64_t at_ns)
+{
+	struct host_gtimer *t = &grp->timers[kind];
+	gt_remove(h, t);
+	if (at_ns < 0)
+		return;
+	/* Room was made with the group (group_new): no allocation here. */
+	HOST_BUG_ON(h->gt_len >= h->gt_cap);
+	t->at_ns = at_ns;
+	t->seq = h->gt_seq++;
+	gt_put(h, h->gt_len++, t);
+	gt_up(h, t->idx);
+}
+
+void cfsbw_host__gtimers_sync(struct cfsbw_host *h)
+{
+	int64_t at = h->gt_len ? h->gt_heap[0]->at_ns : 0;
+	if (at == h->gt_armed_ns)
+		return;
+	h->gt_armed_ns = at;
+	cfsbw_host__timer_at(h, HOST_TIMER_GROUPS, at);
+}
+
+void cfsbw_host__gtimers_run(struct cfsbw_host *h, int64_t now_ns)
+{
+	h->gt_armed_ns = 0; /* it fired: a one-shot timer is off */
+	while (h->gt_len && h->gt_heap[0]->at_ns <= now_ns) {
+		struct host_gtimer *t = h->gt_heap[0];
+		gt_remove(h, t);
+		cfsbw_host__gtimer_fire(h, t->grp, t->kind, now_ns);
+	}
+	cfsbw_host__gtimers_sync(h);
+}
+
+/* ---- groups ---- */
+
+static struct host_group *group_new(struct cfsbw_host *h,
+				    struct cfsbw_group *g,
+				    struct host_group *parent)
+{
+	unsigned need = HOST_NR_GT * (h->nr_groups + 1);
+	if (need > h->gt_cap) {
+		unsigned cap = h->gt_cap ? h->gt_cap * 2 : 16;
+		if (cap < need)
+			cap = need;
+		struct host_gtimer **heap =
+			realloc(h->gt_heap, cap * sizeof(*heap));
+		if (!heap)
+			return NULL;
+		h->gt_heap = heap;
+		h->gt_cap = cap;
+	}
+	struct host_group *grp = calloc(1, sizeof(*grp));
+	if (!grp)
+		return NULL;
+	grp->g = g;
+	grp->parent = parent;
+	for (int k = 0; k < HOST_NR_GT; k++) {
+		grp->timers[k].idx = HOST_GT_NONE;
+		grp->timers[k].grp = grp;
+		grp->timers[k].kind = (enum host_gtimer_kind)k;
+	}
+	grp->all_next = h->groups;
+	if (h->groups)
+		h->groups->all_prev = grp;
+	h->groups = grp;
+	h->nr_groups++;
+	cfsbw_group_set_driver_data(g, grp);
+	return grp;
+}
+
+/*
+ * The heap holds at most HOST_NR_GT timers per group, and room for them is
+ * made with the group (group_new), so that setting a timer from inside a
+ * core callback never allocates.
+ */
+struct host_group *cfsbw_host__group_get(struct cfsbw_host *h,
+					 struct cfsbw_group *g)
+{
+	struct host_group *grp = cfsbw_group_driver_data(g);
+	if (grp)
+		return grp;
+	struct host_group *parent = NULL;
+	if (cfsbw_group_parent(g)) {
+		parent = cfsbw_host__group_get(h, cfsbw_group_parent(g));
+		if (!parent)
+			return NULL;
+	}
+	return group_new(h, g, parent);
+}
+
+static void group_free(struct cfsbw_host *h, struct host_group *grp)
+{
+	for (int k = 0; k < HOST_NR_GT; k++)
+		gt_remove(h, &grp->timers[k]);
+	if (grp->all_prev)
+		grp->all_prev->all_next = grp->all_next;
+	else
+		h->groups = grp->all_next;
+	if (grp->all_next)
+		grp->all_next->all_prev = grp->all_prev;
+	h->nr_groups--;
+	cfsbw_group_set_driver_data(grp->g, NULL);
+	free(grp);
+}
+
+void cfsbw_host__groups_free(struct cfsbw_host *h)
+{
+	while (h->groups)
+		group_free(h, h->groups);
+	free(h->gt_heap);
+	h->gt_heap = NULL;
+	h->gt_len = h->gt_cap = 0;
+}
+
+void cfsbw_host__group_add_proc(struct host_group *grp, struct host_proc *p)
+{
+	p->grp = grp;
+	p->grp_prev = NULL;
+	p->grp_next = grp->procs;
+	if (grp->procs)
+		grp->procs->grp_prev = p;
+	grp->procs = p;
+	grp->nr_procs++;
+}
+
+void cfsbw_host__group_del_proc(struct host_group *grp, struct host_proc *p)
+{
+	if (p->grp_prev)
+		p->grp_prev->grp_next = p->grp_next;
+	else
+		grp->procs = p->grp_next;
+	if (p->grp_next)
+		p->grp_next->grp_prev = p->grp_prev;
+	p->grp_prev = p->grp_next = NULL;
+	p->grp = NULL;
+	grp->nr_procs--;
+}
+
+/* ---- the public queries ---- */
+
+static struct host_group *grp_of(const struct cfsbw_host *h,
+				 const struct cfsbw_group *g)
+{
+	if (!g || cfsbw_group_tree(g) != h->tree)
+		return NULL;
+	return cfsbw_group_driver_data(g);
+}
+
+struct cfsbw_group *cfsbw_host_group_of(struct cfsbw_host *h, pid_t pid)
+{
+	struct host_thread *t = cfsbw_host__thread_find(h, pid);
+	if (!t || t->proc->pid != pid || !t->proc->grp)
+		return NULL;
+	return t->proc->grp->g;
+}
+
+int cfsbw_host_for_each_proc(struct cfsbw_host *h, struct cfsbw_group *g,
+			     int (*fn)(void *ctx, pid_t pid), void *ctx)
+{
+	struct host_group *grp = grp_of(h, g);
+	for (struct host_proc *p = grp ? grp->procs : NULL; p; p = p->grp_next) {
+		int rc = fn(ctx, p->pid);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int cfsbw_host_for_each_thread(struct cfsbw_host *h, struct cfsbw_group *g,
+			       int (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	struct host_group *grp = grp_of(h, g);
+	for (struct host_proc *p = grp ? grp->procs : NULL; p; p = p->grp_next) {
+		for (struct host_thread *t = p->threads; t; t = t->proc_next) {
+			int rc = fn(ctx, t->tid);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+unsigned cfsbw_host_group_nr_procs(const struct cfsbw_host *h,
+				   const struct cfsbw_group *g)
+{
+	const struct host_group *grp = grp_of(h, g);
+	return grp ? grp->nr_procs : 0;
+}
+
+uint64_t cfsbw_host_group_usage_ns(const struct cfsbw_host *h,
+				   const struct cfsbw_group *g)
+{
+	const struct host_group *grp = grp_of(h, g);
+	return grp ? grp->usage_ns : 0;
+}
+
+int cfsbw_host_group_destroy(struct cfsbw_host *h, struct cfsbw_group *g)
+{
+	if (!g || cfsbw_group_tree(g) != h->tree)
+		return -EINVAL;
+	if (g == h->group || !cfsbw_group_parent(g) ||
+	    cfsbw_group_first_child(g))
+		return -EBUSY;
+	struct host_group *grp = cfsbw_group_driver_data(g);
+	if (grp && grp->nr_procs)
+		return -EBUSY;
+	/* The core's rule: the driver cancels the group's timers first. */
+	if (grp)
+		group_free(h, grp);
+	int err = cfsbw_group_destroy(g);
+	HOST_BUG_ON(err < 0 && err != -EBUSY);
+	return err;
+}
