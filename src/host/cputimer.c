@@ -26,7 +26,7 @@
 static void settime(timer_t t, int flags, const struct itimerspec *its)
 {
 	if (timer_settime(t, flags, its, NULL) < 0)
-		HOST_BUG_ON(errno != ESRCH);
+		BUG_ON(errno != ESRCH);
 }
 
 int cfsbw_host__cputimer_create(struct cfsbw_host *h, struct host_proc *p)
@@ -232,8 +232,9 @@ void cfsbw_host__reach_take_back(struct cfsbw_host *h, struct host_group *grp)
 	if (!grp->reach_ns)
 		return;
 	grp->reach_revoking = true;
-	for (struct host_proc *p = grp->procs; p && grp->reach_ns;
-	     p = p->grp_next) {
+	list_for_each_entry(p, &grp->procs, struct host_proc, grp_link) {
+		if (!grp->reach_ns)
+			break;
 		if (!p->reach_ns)
 			continue;
 		cfsbw_host__reach_drop(grp, p);
@@ -245,7 +246,7 @@ void cfsbw_host__reach_take_back(struct cfsbw_host *h, struct host_group *grp)
 
 void cfsbw_host__reach_rearm(struct cfsbw_host *h, struct host_group *grp)
 {
-	for (struct host_proc *p = grp->procs; p; p = p->grp_next) {
+	list_for_each_entry(p, &grp->procs, struct host_proc, grp_link) {
 		if (!p->resync)
 			continue;
 		p->resync = false;

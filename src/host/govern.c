@@ -514,7 +514,7 @@ void cfsbw_host__early_fired(struct cfsbw_host *h)
  */
 static void idle_scan(struct cfsbw_host *h, struct host_group *grp)
 {
-	for (struct host_proc *p = grp->procs; p; p = p->grp_next) {
+	list_for_each_entry(p, &grp->procs, struct host_proc, grp_link) {
 		if (p->idle || p->throttled || !p->enqueued ||
 		    p->active_seq + 1 >= grp->period_seq)
 			continue;

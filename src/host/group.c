@@ -84,7 +84,7 @@ void cfsbw_host__gtimer_set(struct cfsbw_host *h, struct host_group *grp,
 	if (at_ns < 0)
 		return;
 	/* Room was made with the group (group_new): no allocation here. */
-	HOST_BUG_ON(h->gt_len >= h->gt_cap);
+	BUG_ON(h->gt_len >= h->gt_cap);
 	t->at_ns = at_ns;
 	t->seq = h->gt_seq++;
 	gt_put(h, h->gt_len++, t);
@@ -139,10 +139,8 @@ static struct host_group *group_new(struct cfsbw_host *h,
 		grp->timers[k].grp = grp;
 		grp->timers[k].kind = (enum host_gtimer_kind)k;
 	}
-	grp->all_next = h->groups;
-	if (h->groups)
-		h->groups->all_prev = grp;
-	h->groups = grp;
+	list_init(&grp->procs);
+	list_add_tail(&h->groups, &grp->all_link);
 	h->nr_groups++;
 	cfsbw_group_set_driver_data(g, grp);
 	return grp;
@@ -172,12 +170,7 @@ static void group_free(struct cfsbw_host *h, struct host_group *grp)
 {
 	for (int k = 0; k < HOST_NR_GT; k++)
 		gt_remove(h, &grp->timers[k]);
-	if (grp->all_prev)
-		grp->all_prev->all_next = grp->all_next;
-	else
-		h->groups = grp->all_next;
-	if (grp->all_next)
-		grp->all_next->all_prev = grp->all_prev;
+	list_del(&grp->all_link);
 	h->nr_groups--;
 	cfsbw_group_set_driver_data(grp->g, NULL);
 	free(grp);
@@ -185,8 +178,8 @@ static void group_free(struct cfsbw_host *h, struct host_group *grp)
 
 void cfsbw_host__groups_free(struct cfsbw_host *h)
 {
-	while (h->groups)
-		group_free(h, h->groups);
+	list_for_each_entry_safe(grp, &h->groups, struct host_group, all_link)
+		group_free(h, grp);
 	free(h->gt_heap);
 	h->gt_heap = NULL;
 	h->gt_len = h->gt_cap = 0;
@@ -195,23 +188,13 @@ void cfsbw_host__groups_free(struct cfsbw_host *h)
 void cfsbw_host__group_add_proc(struct host_group *grp, struct host_proc *p)
 {
 	p->grp = grp;
-	p->grp_prev = NULL;
-	p->grp_next = grp->procs;
-	if (grp->procs)
-		grp->procs->grp_prev = p;
-	grp->procs = p;
+	list_add_tail(&grp->procs, &p->grp_link);
 	grp->nr_procs++;
 }
 
 void cfsbw_host__group_del_proc(struct host_group *grp, struct host_proc *p)
 {
-	if (p->grp_prev)
-		p->grp_prev->grp_next = p->grp_next;
-	else
-		grp->procs = p->grp_next;
-	if (p->grp_next)
-		p->grp_next->grp_prev = p->grp_prev;
-	p->grp_prev = p->grp_next = NULL;
+	list_del(&p->grp_link);
 	p->grp = NULL;
 	grp->nr_procs--;
 }
@@ -238,7 +221,9 @@ int cfsbw_host_for_each_proc(struct cfsbw_host *h, struct cfsbw_group *g,
 			     int (*fn)(void *ctx, pid_t pid), void *ctx)
 {
 	struct host_group *grp = grp_of(h, g);
-	for (struct host_proc *p = grp ? grp->procs : NULL; p; p = p->grp_next) {
+	if (!grp)
+		return 0;
+	list_for_each_entry(p, &grp->procs, struct host_proc, grp_link) {
 		int rc = fn(ctx, p->pid);
 		if (rc)
 			return rc;
@@ -250,7 +235,9 @@ int cfsbw_host_for_each_thread(struct cfsbw_host *h, struct cfsbw_group *g,
 			       int (*fn)(void *ctx, pid_t tid), void *ctx)
 {
 	struct host_group *grp = grp_of(h, g);
-	for (struct host_proc *p = grp ? grp->procs : NULL; p; p = p->grp_next) {
+	if (!grp)
+		return 0;
+	list_for_each_entry(p, &grp->procs, struct host_proc, grp_link) {
 		for (struct host_thread *t = p->threads; t; t = t->proc_next) {
 			int rc = fn(ctx, t->tid);
 			if (rc)
@@ -288,6 +275,6 @@ int cfsbw_host_group_destroy(struct cfsbw_host *h, struct cfsbw_group *g)
 	if (grp)
 		group_free(h, grp);
 	int err = cfsbw_group_destroy(g);
-	HOST_BUG_ON(err < 0 && err != -EBUSY);
+	BUG_ON(err < 0 && err != -EBUSY);
 	return err;
 }

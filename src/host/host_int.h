@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "cfsbw_host.h"
+#include "common/helpers.h"
 
 /*
  * Runqueues of the core tree: one per live governed process.  The table
@@ -76,7 +77,7 @@ struct host_proc {
 	pid_t pid;
 	unsigned rq;
 	struct host_group *grp; /* the group it is in (exactly one) */
-	struct host_proc *grp_prev, *grp_next; /* grp's processes */
+	struct list_head grp_link; /* in grp->procs */
 	clockid_t clock;       /* its process CPU clock */
 	timer_t timer;         /* CPU-time timer on that clock, signals us */
 	bool timer_ok;
@@ -130,8 +131,8 @@ struct host_gtimer {
 struct host_group {
 	struct cfsbw_group *g;
 	struct host_group *parent; /* the driver data of g's parent, or NULL */
-	struct host_group *all_prev, *all_next; /* every host_group */
-	struct host_proc *procs;   /* the processes in g itself */
+	struct list_head all_link; /* in cfsbw_host.groups */
+	struct list_head procs;    /* the processes in g itself */
 	unsigned nr_procs;
 	unsigned nr_idle;          /* of those, dequeued as idle */
 	/* cpuacct.usage: CPU time of g and its descendants, ns. */
@@ -194,7 +195,7 @@ struct cfsbw_host {
 	unsigned nr_early;
 
 	/* group.c */
-	struct host_group *groups; /* every host_group */
+	struct list_head groups;   /* every host_group */
 	unsigned nr_groups;
 	struct host_gtimer **gt_heap;
 	unsigned gt_len, gt_cap;
@@ -234,14 +235,6 @@ struct cfsbw_host {
 	pid_t trace_pending;   /* an exit peeked at, not consumed yet */
 	char place_reason[96]; /* why the last place failed (-EPERM) */
 };
-
-/* A broken invariant: stop loudly, with file and line (STYLE). */
-#define HOST_BUG_ON(cond)                                                      \
-	do {                                                                   \
-		if (cond)                                                      \
-			cfsbw_host__bug(__FILE__, __LINE__, #cond);            \
-	} while (0)
-_Noreturn void cfsbw_host__bug(const char *file, int line, const char *what);
 
 /* loop.c */
 struct timespec cfsbw_host__ns_to_ts(int64_t ns);

@@ -27,13 +27,6 @@
 /* One driver per process (cfsbw_host.h, "Process-wide state"). */
 static bool host_exists;
 
-_Noreturn void cfsbw_host__bug(const char *file, int line, const char *what)
-{
-	fprintf(stderr, "cfsbw: BUG at %s:%d: %s (%s)\n", file, line, what,
-		strerror(errno));
-	abort();
-}
-
 int64_t cfsbw_host_now_ns(void)
 {
 	struct timespec ts;
@@ -62,7 +55,7 @@ void cfsbw_host__timer_at(struct cfsbw_host *h, enum host_timer which,
 {
 	struct itimerspec its = {{0, 0}, cfsbw_host__ns_to_ts(expires_ns)};
 	int rc = timer_settime(h->timers[which], TIMER_ABSTIME, &its, NULL);
-	HOST_BUG_ON(rc < 0);
+	BUG_ON(rc < 0);
 }
 
 /* ---- life cycle ---- */
@@ -134,6 +127,7 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 	h->cfg = *cfg;
 	h->sig_fd = -1;
 	h->epoll_fd = -1;
+	list_init(&h->groups);
 	h->cputimer_signo = SIGRTMIN + 2;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	h->nr_cpus = cpus > 0 ? (unsigned)cpus : 1;
@@ -259,6 +253,7 @@ static int epoll_ready(struct cfsbw_host *h)
 		int err = -errno;
 		close(h->epoll_fd);
 		h->epoll_fd = -1;
+	list_init(&h->groups);
 		return err;
 	}
 	return 0;
@@ -303,7 +298,7 @@ int cfsbw_host_unwatch_fd(struct cfsbw_host *h, int fd)
 /* Every group's promises against its pool, after a configuration write. */
 static void groups_check(struct cfsbw_host *h)
 {
-	for (struct host_group *grp = h->groups; grp; grp = grp->all_next)
+	list_for_each_entry(grp, &h->groups, struct host_group, all_link)
 		cfsbw_host__reach_check(h, grp);
 }
 
@@ -451,7 +446,7 @@ static int loop_once(struct cfsbw_host *h, bool *from_process)
 		struct epoll_event evs[16];
 		int n = epoll_wait(h->epoll_fd, evs, 16, -1);
 		if (n < 0 && errno != EINTR)
-			HOST_BUG_ON(n < 0);
+			BUG_ON(n < 0);
 		bool signals = false;
 		for (int i = 0; i < n; i++)
 			signals |= evs[i].data.fd == h->sig_fd;
@@ -540,7 +535,7 @@ static void stat_timer_set(struct cfsbw_host *h, int64_t interval_ns)
 	struct itimerspec its = {cfsbw_host__ns_to_ts(interval_ns),
 				 cfsbw_host__ns_to_ts(interval_ns)};
 	int rc = timer_settime(h->timers[HOST_TIMER_STAT], 0, &its, NULL);
-	HOST_BUG_ON(rc < 0);
+	BUG_ON(rc < 0);
 }
 
 int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)

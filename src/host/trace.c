@@ -210,22 +210,13 @@ bool cfsbw_host_is_ancestor(pid_t pid)
 }
 
 /* Seize every thread of pid, repeating until none appears that we lack. */
-/*
- * A decimal pid at *s (a /proc directory name, or a list): > 0, or -1 for
- * anything else (no digits, a value out of range).  *end: past it.
- */
-static pid_t parse_pid(const char *s, const char **end)
+/* A pid as text (a /proc directory name, a list's item): > 0, or -1. */
+static pid_t pid_of_text(const char *text)
 {
-	long v = 0;
-	const char *c = s;
-	while (*c >= '0' && *c <= '9') {
-		v = v * 10 + (*c - '0');
-		if (v > INT32_MAX)
-			return -1;
-		c++;
-	}
-	*end = c;
-	return c > s && v > 0 ? (pid_t)v : -1;
+	uint64_t v;
+	if (parse_u64(text, &v) < 0 || v == 0 || v > INT32_MAX)
+		return -1;
+	return (pid_t)v;
 }
 
 /* A /proc file's start, NUL-terminated; its length or -1. */
@@ -243,20 +234,23 @@ static ssize_t read_proc(const char *path, char *buf, size_t size)
 }
 
 /* The number after "key:" in a /proc/PID/status text, or -1. */
-static long status_field(const char *text, const char *key)
+static int64_t status_field(const char *text, const char *key)
 {
 	size_t len = strlen(key);
-	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+	for (const char *l = text; l; l = strchr(l, '\n')) {
+		l += *l == '\n';
 		if (strncmp(l, key, len) || l[len] != ':')
 			continue;
-		const char *v = l + len + 1;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		const char *end;
-		if (*v == '0' && (v[1] < '0' || v[1] > '9'))
-			return 0;
-		pid_t n = parse_pid(v, &end);
-		return n;
+		char value[32];
+		size_t n = strcspn(l + len + 1, "\n");
+		if (n >= sizeof value)
+			return -1;
+		memcpy(value, l + len + 1, n);
+		value[n] = '\0';
+		uint64_t v;
+		if (parse_u64(value, &v) < 0 || v > INT64_MAX)
+			return -1;
+		return (int64_t)v;
 	}
 	return -1;
 }
@@ -283,23 +277,14 @@ void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size)
 		return;
 	}
 	const char *state = strstr(text, "\nState:");
-	long tracer = status_field(text, "TracerPid");
+	int64_t tracer = status_field(text, "TracerPid");
 	/* Real, effective, saved uid: all must be ours (or we are root). */
 	const char *uid = strstr(text, "\nUid:");
 	bool other_user = false;
-	if (uid && geteuid() != 0) {
-		const char *c = uid + 5;
-		for (int i = 0; i < 3; i++) {
-			while (*c == ' ' || *c == '\t')
-				c++;
-			const char *end;
-			long u = *c == '0' ? 0 : parse_pid(c, &end);
-			if (u != (long)getuid())
-				other_user = true;
-			while (*c >= '0' && *c <= '9')
-				c++;
-		}
-	}
+	unsigned ru, eu, su;
+	if (uid && geteuid() != 0 &&
+	    sscanf(uid, "\nUid: %u %u %u", &ru, &eu, &su) == 3)
+		other_user = ru != getuid() || eu != getuid() || su != getuid();
 	char stat[512];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	bool kthread = false;
@@ -310,23 +295,24 @@ void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size)
 		if (s && sscanf(s, "%*c %*d %*d %*d %*d %*d %lu", &flags) == 1)
 			kthread = flags & 0x00200000ul;
 	}
-	long scope = -1;
+	uint64_t scope = 0;
 	char scope_text[16];
 	if (read_proc("/proc/sys/kernel/yama/ptrace_scope", scope_text,
-		      sizeof scope_text) > 0) {
-		const char *end;
-		scope = scope_text[0] == '0' ? 0 : parse_pid(scope_text, &end);
-	}
+		      sizeof scope_text) <= 0 ||
+	    parse_u64(scope_text, &scope) < 0)
+		scope = 0; /* no Yama: the classic rules */
 	if (state && strncmp(state + 7, "\tZ", 2) == 0)
 		snprintf(buf, size, "a zombie");
 	else if (kthread)
 		snprintf(buf, size, "a kernel thread");
 	else if (tracer > 0)
-		snprintf(buf, size, "already traced by pid %ld", tracer);
+		snprintf(buf, size, "already traced by pid %lld",
+			 (long long)tracer);
 	else if (other_user)
 		snprintf(buf, size, "another user's process");
 	else if (scope > 0)
-		snprintf(buf, size, "ptrace_scope %ld forbids it", scope);
+		snprintf(buf, size, "ptrace_scope %llu forbids it",
+			 (unsigned long long)scope);
 	else
 		snprintf(buf, size, "%s", strerror(EPERM));
 }
@@ -344,9 +330,8 @@ int cfsbw_host__trace_seize_threads(struct cfsbw_host *h, struct host_proc *p)
 			return errno == ENOENT ? -ESRCH : -errno;
 		struct dirent *de;
 		while ((de = readdir(d))) {
-			const char *end;
-			pid_t tid = parse_pid(de->d_name, &end);
-			if (tid <= 0 || *end || cfsbw_host__thread_find(h, tid))
+			pid_t tid = pid_of_text(de->d_name);
+			if (tid <= 0 || cfsbw_host__thread_find(h, tid))
 				continue;
 			if (pt(PTRACE_SEIZE, tid, TRACE_OPTIONS) < 0) {
 				/*
@@ -387,18 +372,17 @@ void cfsbw_host__trace_children(pid_t pid, pid_t tid,
 	ssize_t n = read_proc(path, buf, sizeof buf);
 	if (n <= 0)
 		return;
-	if ((size_t)n == sizeof buf - 1)
-		*(strrchr(buf, ' ') ? strrchr(buf, ' ') : buf) = '\0';
-	const char *s = buf;
-	while (*s) {
-		const char *end;
-		pid_t child = parse_pid(s, &end);
+	if ((size_t)n == sizeof buf - 1) {
+		char *last = strrchr(buf, ' ');
+		*(last ? last : buf) = '\0';
+	}
+	char *save = NULL;
+	for (char *item = strtok_r(buf, " \n", &save); item;
+	     item = strtok_r(NULL, " \n", &save)) {
+		pid_t child = pid_of_text(item);
 		if (child < 0)
 			break;
 		fn(ctx, child);
-		s = end;
-		while (*s == ' ' || *s == '\n')
-			s++;
 	}
 }
 
