@@ -19,6 +19,7 @@
 
 #include "cfsbw.h"
 #include "cli/cli.h"
+#include "common/helpers.h"
 #include "cfsbw_host.h"
 #include "sim/sim.h"
 
@@ -68,6 +69,23 @@ static int demo_spin(int n, double seconds)
 	 * would try to ptrace this process and fail). */
 	fflush(NULL);
 	_exit(0);
+}
+
+/* --spin N SECONDS, checked: the demo's own busy processes. */
+static int demo_spin_args(const char *n_text, const char *s_text)
+{
+	uint64_t n;
+	char *end;
+	errno = 0;
+	double seconds = strtod(s_text, &end);
+	if (parse_u64(n_text, &n) < 0 || n < 1 || n > 1024 || errno ||
+	    end == s_text || *end || !(seconds >= 0 && seconds <= 3600)) {
+		fprintf(stderr, "cfsbw demo: --spin %s %s: Invalid argument "
+				"(1..1024 processes, 0..3600 seconds)\n",
+			n_text, s_text);
+		return 2;
+	}
+	return demo_spin((int)n, seconds);
 }
 
 static bool demo_machine_busy;
@@ -186,7 +204,7 @@ int cli_demo_main(int argc, char **argv)
 	int seconds = DEMO_SECONDS;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--spin") && i + 2 < argc)
-			return demo_spin(atoi(argv[i + 1]), atof(argv[i + 2]));
+			return demo_spin_args(argv[i + 1], argv[i + 2]);
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			printf(demo_usage, DEMO_SECONDS);
 			return 0;

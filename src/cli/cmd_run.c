@@ -58,7 +58,8 @@ static const char run_usage[] =
 	"  --stats FILE      at exit, write a JSON object: nr_periods,\n"
 	"                    nr_throttled, throttled_time (ns), usage_ns,\n"
 	"                    wall_ns, self_cpu_ns, ...; '-' for stdout;\n"
-	"                    created before CMD starts\n"
+	"                    created before CMD starts; if it cannot be\n"
+	"                    written (disk full), cfsbw exits 1\n"
 	"  --stat-interval D print cpu.stat and the usage to stderr every D\n"
 	"  --wait-all        when CMD exits, keep governing what it left\n"
 	"                    running, until the last of it exits (as a cgroup\n"
@@ -435,7 +436,7 @@ static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 {
 	struct cfsbw_group *g = cfsbw_host_group(h);
 	int64_t quota = cfsbw_group_quota_ns(g);
-	fprintf(f,
+	int n = fprintf(f,
 		"{\"nr_periods\": %" PRIu64 ", \"nr_throttled\": %" PRIu64
 		", \"throttled_time\": %" PRIu64 ", \"usage_ns\": %" PRIu64
 		", \"wall_ns\": %" PRIu64 ", \"self_cpu_ns\": %" PRIu64
@@ -450,12 +451,25 @@ static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 		cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC,
 		cfsbw_policy_name(cfsbw_tree_policy(cfsbw_host_tree(h))),
 		r->nr_processes, r->nr_thread_stops, r->exit_status);
-	if (f != stdout && fclose(f) != 0) {
-		fprintf(stderr, "cfsbw run: --stats %s: %s\n", path,
-			strerror(errno));
-		return -1;
-	}
-	return 0;
+	/*
+	 * A lost report is a failure (issue 16): a full disk, /dev/full, a
+	 * closed or full standard output.  The error may come at the write,
+	 * the flush or the close.
+	 */
+	int err = n < 0 ? errno : 0;
+	if (fflush(f) != 0 && !err)
+		err = errno;
+	if (ferror(f) && !err)
+		err = EIO;
+	if (f != stdout && fclose(f) != 0 && !err)
+		err = errno;
+	if (!err)
+		return 0;
+	fprintf(stderr,
+		"cfsbw run: --stats %s: %s: the report is lost (the command "
+		"exited with status %d)\n",
+		path, strerror(err), r->exit_status);
+	return -1;
 }
 
 int cli_run_main(int argc, char **argv)
@@ -565,11 +579,13 @@ int cli_run_main(int argc, char **argv)
 		goto out;
 	}
 report:
+	rc = res.exit_status;
 	if (stats) {
-		write_stats(stats, o.stats_file, h, &res);
+		/* The report is lost: status 1, whatever the command's. */
+		if (write_stats(stats, o.stats_file, h, &res) < 0)
+			rc = 1;
 		stats = NULL;
 	}
-	rc = res.exit_status;
 out:
 	if (stats && stats != stdout)
 		discard_stats(stats, o.stats_file);
