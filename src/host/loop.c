@@ -100,8 +100,19 @@ fail_mask:
 	return err;
 }
 
+/*
+ * Every timer is deleted by now; a signal of theirs may still be pending,
+ * and unblocked its default action would kill the caller: take them.
+ */
 static void signals_give_back(struct cfsbw_host *h)
 {
+	sigset_t ours;
+	sigemptyset(&ours);
+	sigaddset(&ours, h->cputimer_signo);
+	sigaddset(&ours, h->timer_signo);
+	struct timespec zero = {0, 0};
+	while (sigtimedwait(&ours, NULL, &zero) > 0)
+		;
 	close(h->sig_fd);
 	sigaction(SIGCHLD, &h->old_chld, NULL);
 	sigprocmask(SIG_SETMASK, &h->old_mask, NULL);
@@ -195,9 +206,9 @@ void cfsbw_host_destroy(struct cfsbw_host *h)
 	if (h->epoll_fd >= 0)
 		close(h->epoll_fd);
 	free(h->watches);
-	signals_give_back(h);
 	for (int i = 0; i < h->nr_timers; i++)
 		timer_delete(h->timers[i]);
+	signals_give_back(h);
 	cfsbw_host__groups_free(h);
 	cfsbw_tree_free(h->tree);
 	cfsbw_host__table_free(h);
