@@ -3,7 +3,8 @@
 #   make                 library, command and tests, into $(BUILD)
 #   make test            every test; ends with "N passed, N failed"
 #   make test-fast       core and simulator tests only (seconds), same ending
-#   make bench           benchmarks (never part of make test)
+#   make bench           benchmarks (never part of make test);
+#                        KILL_TRIALS=N for the kill -9 soak (default 1000)
 #   make fuzz            each libFuzzer harness of tests/fuzz/ for
 #                        FUZZ_SECONDS (default 60), with clang, ASan, UBSan
 #   make demo            the main job: cfsbw demo
@@ -154,8 +155,12 @@ test-fast: $(FAST_TEST_BIN) $(BIN)
 	@$(TEST_ENV) sh tests/run.sh $(FAST_TEST_BIN)
 
 # Benchmarks: each bench/bench_*.c program, then each bench/*.sh script.
+# KILL_TRIALS: the kill -9 soak's trials (bench/bench_kill.c), about 1 s each.
+KILL_TRIALS ?= 1000
+
 bench: $(BENCH_BIN) $(BIN) $(PROG_BIN)
-	@for b in $(BENCH_BIN); do $(TEST_ENV) $$b || exit 1; done
+	@for b in $(BENCH_BIN); do \
+		$(TEST_ENV) CFSBW_KILL_TRIALS=$(KILL_TRIALS) $$b || exit 1; done
 	@for s in $(wildcard bench/*.sh); do $(TEST_ENV) sh $$s || exit 1; done
 
 # Fuzzing (tests/fuzz/README.md): each harness is linked with its own copy

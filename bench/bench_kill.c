@@ -1,26 +1,39 @@
 /*
  * bench_kill.c - what a limiter leaves behind when it is killed with
- * SIGKILL: cfsbw run and Debian's cpulimit, side by side, on the same
- * workloads.
+ * SIGKILL (issue 16: no process is ever left stopped).
  *
  * A stopped process cannot act on its own signals, so a limiter that
  * stops processes and dies without resuming them leaves them stopped for
- * good (SPEC section 7: never).  Each trial starts a workload under a
- * limit of 20 % (one busy process, or a shell with two busy children),
- * sends the limiter SIGKILL at a moment that moves through the period
- * from trial to trial, waits 200 ms, and counts the workload's processes
- * with a thread still stopped ('T' or 't' in /proc).
+ * good.  Two parts:
  *
- *   bench_kill [--trials N]
+ *  - The soak: TRIALS (default 1000) runs of `cfsbw run`, each over a
+ *    tree chosen at random (busy threads, processes forking short-lived
+ *    children, threads that sleep and wake, a shell holding all three),
+ *    under v4 or upstream, at a random quota, killed with SIGKILL at a
+ *    random moment from 0 to 1.2 s after its start (so also while it
+ *    starts the command and while it attaches).  After the kill and a
+ *    settling time, every process left below this program is checked in
+ *    /proc: a thread in state 'T' or 't' counts its process as left
+ *    stopped.  Every trial then kills and reaps all it started.
+ *  - The comparison: cfsbw run and Debian's cpulimit side by side on one
+ *    busy process and on a shell with two busy children, killed at
+ *    moments 37 ms apart (COMPARE trials per row; cpulimit rows skipped
+ *    if it is not installed).
  *
- * Env: CFSBW_BIN, CFSBW_PROGS.  Prints a markdown table (bench/README.md,
- * "Killing the limiter").  This program makes itself a child subreaper,
- * so that what a killed limiter leaves is reaped here.
+ *   bench_kill [--trials N] [--compare N] [--seed S]
+ *
+ * Env: CFSBW_BIN, CFSBW_PROGS; CFSBW_KILL_TRIALS (what `make bench
+ * KILL_TRIALS=N` sets) is the default for --trials.  Prints markdown
+ * (bench/README.md, "Killing the limiter").  This program makes itself a
+ * child subreaper, so that what a killed limiter leaves is reparented
+ * here, found, and ended by its process id.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +45,10 @@
 #include "programs.h"
 
 #define CPULIMIT "/usr/bin/cpulimit"
-#define MAX_TREE 16
+#define MAX_PROCS 512
+#define KILL_WINDOW_MS 1200
+#define SETTLE_MS 150
+#define RECHECK_MS 500
 
 enum limiter { L_CFSBW, L_CPULIMIT };
 
@@ -43,24 +59,85 @@ static void sleep_ms(long ms)
 		;
 }
 
-/* pid's children, then theirs, into out[n..]; returns the new count. */
-static size_t tree(pid_t pid, pid_t *out, size_t n)
+static int64_t now_ms(void)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
-		 (int)pid);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* xorshift64*: the trials' choices, reproducible with --seed. */
+static uint64_t rng_state;
+
+static unsigned rng_below(unsigned n)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (unsigned)((rng_state * UINT64_C(2685821657736338717)) >> 33) % n;
+}
+
+/* "pid (comm) S ppid ...": the state and the parent; false if gone. */
+static bool read_stat(const char *path, char *state, pid_t *ppid)
+{
+	char buf[512];
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return n;
-	int child;
-	size_t first = n;
-	while (n < MAX_TREE && fscanf(f, "%d", &child) == 1)
-		out[n++] = (pid_t)child;
+		return false;
+	size_t len = fread(buf, 1, sizeof buf - 1, f);
 	fclose(f);
-	size_t last = n;
-	for (size_t i = first; i < last; i++)
-		n = tree(out[i], out, n);
-	return n;
+	buf[len] = '\0';
+	const char *end = strrchr(buf, ')'); /* comm may hold ')' itself */
+	int parent;
+	if (!end || sscanf(end + 1, " %c %d", state, &parent) != 2)
+		return false;
+	*ppid = (pid_t)parent;
+	return true;
+}
+
+/*
+ * Every process below root (not root itself), found by walking /proc's
+ * parent links: children made by any thread, at any depth.  Returns the
+ * count (at most MAX_PROCS).
+ */
+static size_t descendants(pid_t root, pid_t *out)
+{
+	static pid_t pids[8192], parents[8192];
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && n < sizeof pids / sizeof pids[0]) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char path[300], state;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		pid_t ppid;
+		if (!read_stat(path, &state, &ppid))
+			continue;
+		pids[n] = (pid_t)atoi(e->d_name);
+		parents[n++] = ppid;
+	}
+	closedir(d);
+	size_t nr = 0;
+	bool grew = true;
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < n && nr < MAX_PROCS; i++) {
+			if (!pids[i])
+				continue;
+			bool below = parents[i] == root;
+			for (size_t k = 0; !below && k < nr; k++)
+				below = parents[i] == out[k];
+			if (below) {
+				out[nr++] = pids[i];
+				pids[i] = 0;
+				grew = true;
+			}
+		}
+	}
+	return nr;
 }
 
 /* Whether a thread of pid is stopped right now ('T' or 't'). */
@@ -76,21 +153,23 @@ static bool stopped(pid_t pid)
 	while (!any && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		char stat[320], buf[512];
+		char stat[320], state;
+		pid_t ppid;
 		snprintf(stat, sizeof stat, "/proc/%d/task/%s/stat", (int)pid,
 			 e->d_name);
-		FILE *f = fopen(stat, "r");
-		if (!f)
-			continue;
-		size_t len = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-		buf[len] = '\0';
-		/* "tid (comm) S ...": comm may hold ')' itself. */
-		const char *end = strrchr(buf, ')');
-		any = end && (end[2] == 'T' || end[2] == 't');
+		any = read_stat(stat, &state, &ppid) &&
+		      (state == 'T' || state == 't');
 	}
 	closedir(d);
 	return any;
+}
+
+static size_t count_stopped(const pid_t *procs, size_t nr)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nr; i++)
+		n += stopped(procs[i]);
+	return n;
 }
 
 static pid_t spawn(const char *const argv[])
@@ -107,11 +186,148 @@ static pid_t spawn(const char *const argv[])
 }
 
 /*
+ * End everything below this program, by process id: SIGKILL (and SIGCONT,
+ * which a stopped process needs to die at once), reap, and look again for
+ * what the dead left to us, until nothing is left.
+ */
+static void end_all(void)
+{
+	pid_t self = getpid(), procs[MAX_PROCS];
+	for (int round = 0; round < 100; round++) {
+		size_t nr = descendants(self, procs);
+		for (size_t i = 0; i < nr; i++) {
+			kill(procs[i], SIGKILL);
+			kill(procs[i], SIGCONT);
+		}
+		while (waitpid(-1, NULL, nr ? 0 : WNOHANG) > 0)
+			;
+		if (!nr)
+			return;
+	}
+	fprintf(stderr, "bench_kill: processes below us would not end\n");
+	exit(1);
+}
+
+/* ---- the soak ---- */
+
+struct workload {
+	const char *name;
+	const char *script; /* sh -c SCRIPT WORKLOAD */
+};
+
+static const struct workload soak_workloads[] = {
+	{"2 busy threads", "exec \"$0\" spin 30 2"},
+	{"forking: 4 children at a time, 20 ms each",
+	 "exec \"$0\" forky 4 20 30"},
+	{"sleeping: 1 busy + 6 threads waking every 3 ms",
+	 "exec \"$0\" spin 30 1 6 3"},
+	{"bursty: 5 ms of CPU, 20 ms asleep", "exec \"$0\" bursty 5 20 30"},
+	{"a shell: busy, forking, bursty, sleep",
+	 "\"$0\" spin 30 1 & \"$0\" forky 3 10 30 & "
+	 "\"$0\" bursty 5 20 30 >/dev/null & sleep 30 & wait"},
+};
+#define NR_SOAK (sizeof soak_workloads / sizeof soak_workloads[0])
+
+struct soak_row {
+	unsigned trials, holding, bad, left;
+	unsigned long long procs_seen;
+};
+
+static int soak(unsigned trials, unsigned long long seed)
+{
+	static const char *const policies[] = {"v4", "upstream"};
+	static const char *const quotas[] = {"5ms", "20ms", "50ms", "150ms"};
+	struct soak_row rows[NR_SOAK];
+	memset(rows, 0, sizeof rows);
+	unsigned nr_fail = 0;
+	int64_t start = now_ms();
+	pid_t self = getpid(), procs[MAX_PROCS];
+
+	for (unsigned t = 0; t < trials; t++) {
+		unsigned w = rng_below(NR_SOAK);
+		const char *policy = policies[rng_below(2)];
+		const char *quota = quotas[rng_below(4)];
+		long kill_ms = (long)rng_below(KILL_WINDOW_MS + 1);
+		const char *argv[] = {bench_cfsbw_bin(), "run", "--policy",
+				      policy, "--quota", quota, "--period",
+				      "100ms", "--", "/bin/sh", "-c",
+				      soak_workloads[w].script,
+				      bench_workload_path(), NULL};
+		pid_t limiter = spawn(argv);
+		if (limiter < 0) {
+			nr_fail++;
+			continue;
+		}
+		sleep_ms(kill_ms);
+		/* Held just before the kill?  (the kill should find some) */
+		size_t nr = descendants(limiter, procs);
+		rows[w].holding += count_stopped(procs, nr) > 0;
+		kill(limiter, SIGKILL);
+		waitpid(limiter, NULL, 0);
+		sleep_ms(SETTLE_MS);
+		/* Everything below us now: the limiter's orphans, reparented. */
+		nr = descendants(self, procs);
+		size_t left = count_stopped(procs, nr);
+		if (left) {
+			/* Stopped for good, or caught in passing?  Look again. */
+			sleep_ms(RECHECK_MS);
+			left = count_stopped(procs, nr);
+			if (left)
+				fprintf(stderr,
+					"bench_kill: trial %u (%s, %s, quota %s, "
+					"kill at %ld ms): %zu of %zu processes "
+					"left stopped\n",
+					t, soak_workloads[w].name, policy, quota,
+					kill_ms, left, nr);
+		}
+		rows[w].trials++;
+		rows[w].bad += left > 0;
+		rows[w].left += (unsigned)left;
+		rows[w].procs_seen += nr;
+		end_all();
+	}
+	int64_t took = now_ms() - start;
+
+	printf("## Killing cfsbw run: the soak\n\n");
+	printf("`make bench` (bench/bench_kill.c, KILL_TRIALS=%u, seed %llu): "
+	       "SIGKILL to `cfsbw run` at a random moment 0 to %d ms after "
+	       "its start, over a random tree (v4 or upstream, quota 5 to "
+	       "150 ms per 100 ms); %d ms later, the processes it left "
+	       "with a thread in state T or t (looked at again %d ms later). "
+	       "%u trials in %.1f s.\n\n",
+	       trials, seed, KILL_WINDOW_MS, SETTLE_MS,
+	       RECHECK_MS, trials - nr_fail, (double)took / 1000.0);
+	printf("| workload | trials | killed while holding a process | "
+	       "processes found after the kill | trials leaving a process "
+	       "stopped | processes left stopped |\n");
+	printf("|---|---|---|---|---|---|\n");
+	struct soak_row all = {0, 0, 0, 0, 0};
+	for (size_t w = 0; w < NR_SOAK; w++) {
+		const struct soak_row *r = &rows[w];
+		printf("| %s | %u | %u | %llu | %u | %u |\n",
+		       soak_workloads[w].name, r->trials, r->holding,
+		       r->procs_seen, r->bad, r->left);
+		all.trials += r->trials;
+		all.holding += r->holding;
+		all.procs_seen += r->procs_seen;
+		all.bad += r->bad;
+		all.left += r->left;
+	}
+	printf("| **all** | %u | %u | %llu | %u | %u |\n\n", all.trials,
+	       all.holding, all.procs_seen, all.bad, all.left);
+	fflush(stdout);
+	return all.left ? 1 : 0;
+}
+
+/* ---- the comparison with cpulimit ---- */
+
+/*
  * One trial: returns how many of the workload's processes were left
  * stopped 200 ms after the limiter's SIGKILL, or -1 if it did not start;
  * *held says whether one was stopped just before the kill.
  */
-static int trial(enum limiter l, bool two, long kill_after_ms, bool *held)
+static int compare_trial(enum limiter l, bool two, long kill_after_ms,
+			 bool *held)
 {
 	const char *wl = bench_workload_path();
 	const char *script = "\"$0\" spin 30 1 & \"$0\" spin 30 1 & wait";
@@ -135,51 +351,29 @@ static int trial(enum limiter l, bool two, long kill_after_ms, bool *held)
 		limiter = spawn(argv);
 	}
 	sleep_ms(kill_after_ms);
-	pid_t procs[MAX_TREE];
+	pid_t procs[MAX_PROCS];
 	size_t nr;
 	if (l == L_CFSBW) {
-		nr = tree(limiter, procs, 0); /* the command and its children */
+		nr = descendants(limiter, procs); /* the command, its children */
 	} else {
 		/* Not cpulimit's children: those are -m's monitors. */
 		procs[0] = root;
-		nr = tree(root, procs, 1);
+		nr = 1 + descendants(root, procs + 1);
 	}
 	/* The kill should come while something is held: look just before. */
-	*held = false;
-	for (size_t i = 0; i < nr; i++)
-		*held = *held || stopped(procs[i]);
+	*held = count_stopped(procs, nr) > 0;
 	kill(limiter, SIGKILL);
 	waitpid(limiter, NULL, 0);
 	sleep_ms(200);
-	int left = 0;
-	for (size_t i = 0; i < nr; i++)
-		left += stopped(procs[i]);
-	/* End it all: what cpulimit -m left, then the workload. */
-	if (system("pkill -x -KILL cpulimit >/dev/null 2>&1") != 0) {
-		/* none left */
-	}
-	for (size_t i = 0; i < nr; i++) {
-		kill(procs[i], SIGKILL);
-		kill(procs[i], SIGCONT);
-	}
-	while (waitpid(-1, NULL, 0) > 0)
-		;
+	int left = (int)count_stopped(procs, nr);
+	end_all(); /* the workload, and what cpulimit -m left */
 	return nr ? left : -1;
 }
 
-int main(int argc, char **argv)
+static void compare(int trials)
 {
-	int trials = 8;
-	for (int i = 1; i + 1 < argc; i += 2)
-		if (!strcmp(argv[i], "--trials"))
-			trials = atoi(argv[i + 1]);
-	if (trials < 1)
-		trials = 1;
-	/* Orphans of a killed limiter come to us, to be reaped. */
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	bool have_cpulimit = access(CPULIMIT, X_OK) == 0;
-
-	printf("## Killing the limiter\n\n");
+	printf("## Killing the limiter: cfsbw and cpulimit\n\n");
 	printf("`make bench` (bench/bench_kill.c): SIGKILL to the limiter "
 	       "%d times per row, 300 to %d ms after the start (limit 20 %% "
 	       "of a CPU, period 100 ms), then the workload's processes "
@@ -198,8 +392,8 @@ int main(int argc, char **argv)
 			int bad = 0, left = 0, done = 0, holding = 0;
 			for (int t = 0; t < trials; t++) {
 				bool held;
-				int k = trial((enum limiter)l, two, 300 + 37 * t,
-					      &held);
+				int k = compare_trial((enum limiter)l, two,
+						      300 + 37 * t, &held);
 				if (k < 0)
 					continue;
 				done++;
@@ -214,5 +408,38 @@ int main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
-	return 0;
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("CFSBW_KILL_TRIALS");
+	long trials = env && *env ? atol(env) : 1000;
+	long compare_trials = 8;
+	unsigned long long seed = 1;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--trials"))
+			trials = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--compare"))
+			compare_trials = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--seed"))
+			seed = strtoull(argv[i + 1], NULL, 10);
+	}
+	if (trials < 0 || compare_trials < 0) {
+		fprintf(stderr, "bench_kill: --trials and --compare take a "
+				"count >= 0\n");
+		return 2;
+	}
+	rng_state = seed ? seed : 1;
+	/* Orphans of a killed limiter come to us, to be found and reaped. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
+		perror("bench_kill: PR_SET_CHILD_SUBREAPER");
+		return 1;
+	}
+	int rc = 0;
+	if (trials)
+		rc = soak((unsigned)trials, seed);
+	if (compare_trials)
+		compare((int)compare_trials);
+	return rc;
 }
