@@ -178,19 +178,28 @@ FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRC))
 FUZZ_LIB_OBJ := $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ))
+FUZZ_DAEMON_OBJ := $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(DAEMON_OBJ))
+
+$(FUZZ_BUILD)/src/daemon/%.o $(FUZZ_BUILD)/fuzz_daemon: \
+	FUZZ_EXTRA_CFLAGS := $(FUSE_CFLAGS)
+# Only the daemon's harness links the daemon layer (and libfuse3).
+$(FUZZ_BUILD)/fuzz_daemon: $(FUZZ_DAEMON_OBJ)
+$(FUZZ_BUILD)/fuzz_daemon: FUZZ_EXTRA_LIBS = $(FUZZ_DAEMON_OBJ) $(FUSE_LIBS)
 
 $(FUZZ_BUILD)/src/%.o: src/%.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 $(WARNINGS) -O1 -g -MMD -MP -Iinclude -Isrc \
-		-D_GNU_SOURCE -fsanitize=fuzzer-no-link,address,undefined \
+		-D_GNU_SOURCE $(FUZZ_EXTRA_CFLAGS) \
+		-fsanitize=fuzzer-no-link,address,undefined \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer -c $< -o $@
 
 $(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 $(WARNINGS) -O1 -g -MMD -MP -Iinclude -Isrc \
-		-D_GNU_SOURCE $(FUZZ_FLAGS) -o $@ $< $(FUZZ_LIB_OBJ) -lm -pthread
+		-D_GNU_SOURCE $(FUZZ_EXTRA_CFLAGS) $(FUZZ_FLAGS) -o $@ $< \
+		$(FUZZ_EXTRA_LIBS) $(FUZZ_LIB_OBJ) -lm -pthread
 
-.SECONDARY: $(FUZZ_LIB_OBJ)
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_DAEMON_OBJ)
 
 fuzz-build: $(FUZZ_BIN)
 
