@@ -19,7 +19,7 @@ if [ "$1" = "--graph" ]; then
 	graph=1
 	shift
 fi
-LAYERS=${*:-core}
+LAYERS=${*:-core daemon}
 passed=0
 failed=0
 result() { # result NAME STATUS

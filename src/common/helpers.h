@@ -185,12 +185,11 @@ static inline int parse_u64(const char *text, uint64_t *out)
 	bool neg;
 	uint64_t v;
 	int err = parse_decimal(text, &neg, &v);
-	if (err)
-		return err;
-	if (neg)
-		return -EINVAL;
-	*out = v;
-	return 0;
+	if (!err && neg)
+		err = -EINVAL; /* kstrtoull takes no sign but '+' */
+	if (!err)
+		*out = v;
+	return err;
 }
 
 /* kstrtoll: 0, -EINVAL or -ERANGE. */

@@ -4,7 +4,7 @@
  *
  * One mechanism; each policy is a table of its steps (struct
  * cfsbw_policy_steps, one file per policy).  The files, each calling only
- * the ones below it (`make check-core-calls` checks it):
+ * the ones below it (`make check-symbols` prints it, `make test` checks it):
  *
  *   files.c       the file interface (section 2, R2)
  *   period.c      timer expiries (R10) and reconfiguration (R4)
@@ -213,7 +213,10 @@ struct cfsbw_policy_steps {
 	int64_t default_period_ns; /* R1 */
 	int64_t default_slice_ns;  /* R1: sched_cfs_bandwidth_slice_us */
 	bool has_burst;            /* cpu.cfs_burst_us, cpu.stat's bursts */
-	/* An account starts afresh: created, or its group reconfigured (R4). */
+	/*
+	 * An account starts afresh: created, or its group reconfigured (R4).
+	 * NULL: it holds nothing (account_reset() below).
+	 */
 	void (*account_reset)(struct cfsbw_group *g, struct cfsbw_account *a);
 	/*
 	 * R6: a's runtime ran out on a charge (a is not throttled): refill it.
@@ -239,6 +242,15 @@ struct cfsbw_policy_steps {
 	 * lock held. */
 	int64_t (*slack_timer_fire)(struct cfsbw_group *g, int64_t now_ns);
 };
+
+/* An account starts afresh, as its policy says: by default, empty. */
+static inline void account_reset(struct cfsbw_group *g, struct cfsbw_account *a)
+{
+	if (g->tree->steps->account_reset)
+		g->tree->steps->account_reset(g, a);
+	else
+		a->runtime_remaining = 0;
+}
 
 /* policy.c: the steps of a policy (< CFSBW_POLICY_COUNT). */
 const struct cfsbw_policy_steps *cfsbw__policy_steps(enum cfsbw_policy p);
@@ -276,6 +288,8 @@ void cfsbw__account_add_h_nr(struct cfsbw_group *g, struct cfsbw_account *a,
 void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns);
 int64_t cfsbw__pool_take(struct cfsbw_group *g, int64_t want_ns);
 void cfsbw__pool_return(struct cfsbw_group *g, int64_t amount_ns);
+void cfsbw__pool_assign(struct cfsbw_group *g, struct cfsbw_account *a,
+			int64_t want_ns, int64_t now_ns);
 
 /* Limits of R2 (linux-upstream.md section 2). */
 #define MIN_CFS_QUOTA_US INT64_C(1000)

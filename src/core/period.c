@@ -82,7 +82,7 @@ int cfsbw__group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
 	pool->runtime_snap = quota_ns;
 	pool->idle = false;
 	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++)
-		g->tree->steps->account_reset(g, group_acct(g, rq));
+		account_reset(g, group_acct(g, rq));
 	while (!list_empty(&pool->throttled))
 		cfsbw__account_unthrottle(
 			g,

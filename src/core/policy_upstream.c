@@ -14,22 +14,14 @@
 #define MIN_BANDWIDTH_EXPIRATION_NS (2 * CFSBW_NSEC_PER_MSEC)
 #define CFS_BANDWIDTH_SLACK_PERIOD_NS (5 * CFSBW_NSEC_PER_MSEC)
 
-static void upstream_account_reset(struct cfsbw_group *g,
-				   struct cfsbw_account *a)
-{
-	(void)g;
-	a->runtime_remaining = 0;
-}
-
 /* R6: top the account up to a slice, its debt first
  * (__assign_cfs_rq_runtime). */
 static bool upstream_refill(struct cfsbw_group *g, struct cfsbw_account *a,
 			    int64_t now_ns)
 {
 	if (a->runtime_remaining <= 0) {
-		cfsbw__pool_start_timer(g, now_ns);
-		a->runtime_remaining += cfsbw__pool_take(
-			g, g->tree->slice_ns - a->runtime_remaining);
+		cfsbw__pool_assign(g, a, g->tree->slice_ns - a->runtime_remaining,
+				   now_ns);
 		g->pool.idle = false;
 	}
 	return a->runtime_remaining <= 0;
@@ -141,7 +133,7 @@ const struct cfsbw_policy_steps cfsbw__policy_upstream = {
 	.default_period_ns = 100 * CFSBW_NSEC_PER_MSEC,
 	.default_slice_ns = 5 * CFSBW_NSEC_PER_MSEC,
 	.has_burst = true,
-	.account_reset = upstream_account_reset,
+	/* account_reset NULL: an account starts with nothing assigned. */
 	.refill = upstream_refill,
 	.refresh = upstream_refresh,
 	.offline = upstream_offline,

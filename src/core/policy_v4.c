@@ -7,20 +7,12 @@
  */
 #include "core/bandwidth.h"
 
-static void v4_account_reset(struct cfsbw_group *g, struct cfsbw_account *a)
-{
-	(void)g;
-	a->runtime_remaining = 0;
-}
-
 /* R6: one slice, min(slice, pool) (seed 003). */
 static bool v4_refill(struct cfsbw_group *g, struct cfsbw_account *a,
 		      int64_t now_ns)
 {
-	if (a->runtime_remaining <= 0) {
-		cfsbw__pool_start_timer(g, now_ns);
-		a->runtime_remaining += cfsbw__pool_take(g, g->tree->slice_ns);
-	}
+	if (a->runtime_remaining <= 0)
+		cfsbw__pool_assign(g, a, g->tree->slice_ns, now_ns);
 	return a->runtime_remaining <= 0;
 }
 
@@ -56,7 +48,7 @@ static void v4_offline(struct cfsbw_group *g, struct cfsbw_account *a,
 const struct cfsbw_policy_steps cfsbw__policy_v4 = {
 	.default_period_ns = 500 * CFSBW_NSEC_PER_MSEC,
 	.default_slice_ns = 10 * CFSBW_NSEC_PER_MSEC,
-	.account_reset = v4_account_reset,
+	/* account_reset NULL: an account starts with nothing assigned. */
 	.refill = v4_refill,
 	.refresh = v4_refresh,
 	.offline = v4_offline,

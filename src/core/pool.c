@@ -18,6 +18,17 @@ int64_t cfsbw__pool_take(struct cfsbw_group *g, int64_t want_ns)
 }
 
 /*
+ * R6: a that ran dry asks the pool for want_ns (and the period timer
+ * starts, R10, if it is not running).
+ */
+void cfsbw__pool_assign(struct cfsbw_group *g, struct cfsbw_account *a,
+			int64_t want_ns, int64_t now_ns)
+{
+	cfsbw__pool_start_timer(g, now_ns);
+	a->runtime_remaining += cfsbw__pool_take(g, want_ns);
+}
+
+/*
  * Runtime an account gives back goes to the pool, never beyond what a
  * period may hand out (R13).
  */

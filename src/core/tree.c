@@ -67,7 +67,7 @@ static void account_init(struct cfsbw_group *g, unsigned rq)
 	struct cfsbw_account *a = group_acct(g, rq);
 
 	a->rq = rq;
-	g->tree->steps->account_reset(g, a);
+	account_reset(g, a);
 	a->h_nr_running = 0;
 	list_init(&a->throttled_link);
 	atomic_init(&a->throttled, 0);
