@@ -118,15 +118,15 @@ static int fidelity(const char *path, unsigned runs, double scale,
 			strerror(errno));
 		return -1;
 	}
-	struct sim_scenario sc;
-	struct sim_error serr;
-	sim_scenario_init(&sc);
-	int rc = sim_scenario_parse(&sc, text, &serr);
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error serr;
+	cfsbw_sim_scenario_init(&sc);
+	int rc = cfsbw_sim_scenario_parse(&sc, text, &serr);
 	free(text);
 	if (rc) {
 		fprintf(stderr, "bench_fidelity: %s:%u: %s\n", path, serr.line,
 			serr.msg);
-		sim_scenario_free(&sc);
+		cfsbw_sim_scenario_free(&sc);
 		return -1;
 	}
 	sc.duration_ns = (int64_t)((double)sc.duration_ns * scale);
@@ -139,7 +139,7 @@ static int fidelity(const char *path, unsigned runs, double scale,
 			   &load[r], err, sizeof err)) {
 			fprintf(stderr, "bench_fidelity: %s: %s\n", path, err);
 			free(k);
-			sim_scenario_free(&sc);
+			cfsbw_sim_scenario_free(&sc);
 			return -1;
 		}
 	}
@@ -151,20 +151,20 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	sc.policy = CFSBW_POLICY_UPSTREAM;
 	char slice[32], name[] = "sched_cfs_bandwidth_slice_us";
 	snprintf(slice, sizeof slice, "%ld", slice_us);
-	struct sim_sysctl_spec ys = {name, slice, 0}, *saved = sc.sysctls;
+	struct cfsbw_sim_sysctl_spec ys = {name, slice, 0}, *saved = sc.sysctls;
 	size_t saved_n = sc.nr_sysctls;
 	sc.sysctls = &ys;
 	sc.nr_sysctls = 1;
 	/* As many seeds as kernel runs: random phases and arrivals differ
 	 * from run to run on the kernel too. */
-	struct sim *sims[MAX_RUNS] = {NULL};
+	struct cfsbw_sim *sims[MAX_RUNS] = {NULL};
 	uint64_t seed0 = sc.seed;
 	rc = k ? 0 : -ENOMEM;
 	for (unsigned r = 0; !rc && r < runs; r++) {
 		sc.seed = seed0 + r;
-		rc = sim_create(&sc, &sims[r], &serr);
+		rc = cfsbw_sim_create(&sc, &sims[r], &serr);
 		if (!rc)
-			sim_run(sims[r]);
+			cfsbw_sim_run(sims[r]);
 		else
 			fprintf(stderr, "bench_fidelity: %s: sim: %u: %s\n",
 				path, serr.line, serr.msg);
@@ -191,8 +191,8 @@ static int fidelity(const char *path, unsigned runs, double scale,
 		}
 		double sus[MAX_RUNS], sts[MAX_RUNS], stps[MAX_RUNS];
 		for (unsigned r = 0; r < runs; r++) {
-			struct sim_group_result sr;
-			sim_group_result_by_path(sims[r], gp, &sr);
+			struct cfsbw_sim_group_result sr;
+			cfsbw_sim_group_result_by_path(sims[r], gp, &sr);
 			sus[r] = (double)sr.usage_ns / (double)sc.duration_ns;
 			sts[r] = pct(sr.stats.nr_throttled, sr.stats.nr_periods);
 			stps[r] = ms_per_period((int64_t)sr.stats.throttled_time,
@@ -236,9 +236,9 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	}
 	fflush(stdout);
 	for (unsigned r = 0; r < runs; r++)
-		sim_free(sims[r]);
+		cfsbw_sim_free(sims[r]);
 	free(k);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 	return rc ? -1 : 0;
 }
 

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
 static int64_t now_ns(void)
 {
@@ -65,37 +65,37 @@ static void add(struct text *t, const char *fmt, ...)
  * of a shared machine.  Every repeat must process the same events. */
 static void run(const char *name, const char *text)
 {
-	struct sim_totals tot;
+	struct cfsbw_sim_totals tot;
 	int64_t best = INT64_MAX;
 	uint64_t events = 0;
 	size_t nr_groups = 0, nr_lines = 0;
 
 	for (int rep = 0; rep < REPEATS; rep++) {
-		struct sim_scenario sc;
-		struct sim_error err;
-		struct sim *s;
-		sim_scenario_init(&sc);
-		if (sim_scenario_parse(&sc, text, &err) ||
-		    sim_create(&sc, &s, &err)) {
+		struct cfsbw_sim_scenario sc;
+		struct cfsbw_sim_error err;
+		struct cfsbw_sim *s;
+		cfsbw_sim_scenario_init(&sc);
+		if (cfsbw_sim_scenario_parse(&sc, text, &err) ||
+		    cfsbw_sim_create(&sc, &s, &err)) {
 			fprintf(stderr, "bench_sim: %s: line %u: %s\n", name,
 				err.line, err.msg);
 			exit(1);
 		}
 		int64_t t0 = now_ns();
-		sim_run(s);
+		cfsbw_sim_run(s);
 		int64_t wall = now_ns() - t0;
-		sim_totals(s, &tot);
+		cfsbw_sim_totals(s, &tot);
 		if (rep && tot.events != events) {
 			fprintf(stderr, "bench_sim: %s: not deterministic\n",
 				name);
 			exit(1);
 		}
 		events = tot.events;
-		nr_groups = sim_nr_groups(s);
-		nr_lines = sim_nr_lines(s);
+		nr_groups = cfsbw_sim_nr_groups(s);
+		nr_lines = cfsbw_sim_nr_lines(s);
 		best = wall < best ? wall : best;
-		sim_free(s);
-		sim_scenario_free(&sc);
+		cfsbw_sim_free(s);
+		cfsbw_sim_scenario_free(&sc);
 	}
 	double secs = (double)best / 1e9;
 	printf("sim %-9s %4u CPUs %4zu groups %5zu task lines %4" PRId64

@@ -211,7 +211,7 @@ void fk_teardown(void)
 }
 
 /* Write one scenario setting; v2 gets the v1 files translated. */
-static int write_setting(const char *dir, const struct sim_setting *st,
+static int write_setting(const char *dir, const struct cfsbw_sim_setting *st,
 			 char *v2_max, size_t v2_len)
 {
 	char f[400], v[64];
@@ -285,14 +285,14 @@ static void sleep_until(int64_t t)
 }
 
 /* A task: the simulator's workloads (src/sim/workload.c), on a real CPU. */
-static void workload(const struct sim_task_spec *t, uint64_t rng)
+static void workload(const struct cfsbw_sim_task_spec *t, uint64_t rng)
 {
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
 	switch (t->workload) {
-	case SIM_WL_BUSY:
+	case CFSBW_SIM_WL_BUSY:
 		for (;;)
 			;
-	case SIM_WL_DUTY: {
+	case CFSBW_SIM_WL_DUTY: {
 		int64_t phase = t->phase_ns,
 			cycle = t->run_ns + t->sleep_ns;
 		if (t->phase_random)
@@ -304,7 +304,7 @@ static void workload(const struct sim_task_spec *t, uint64_t rng)
 			sleep_until(now_ns(CLOCK_MONOTONIC) + t->sleep_ns);
 		}
 	}
-	case SIM_WL_REQUESTS: {
+	case CFSBW_SIM_WL_REQUESTS: {
 		/* One server, FIFO: serve what has arrived, else sleep to the
 		 * next arrival; a service time drawn when it starts. */
 		int64_t next = t0 + rand_exp(&rng, t->mean_gap_ns);
@@ -324,8 +324,8 @@ static void workload(const struct sim_task_spec *t, uint64_t rng)
 						: t->service_ns);
 		}
 	}
-	case SIM_WL_TRACE:
-	case SIM_WL_COUNT:
+	case CFSBW_SIM_WL_TRACE:
+	case CFSBW_SIM_WL_COUNT:
 		break;
 	}
 	_exit(3);
@@ -403,12 +403,12 @@ static void group_dirs(const char *path, char *cpu_dir, char *acct_dir,
 	snprintf(acct_dir, len, "%s%s", acct_base, path);
 }
 
-static int make_groups(const struct sim_scenario *sc, char *err,
+static int make_groups(const struct cfsbw_sim_scenario *sc, char *err,
 		       size_t errlen)
 {
 	char cpu_dir[320], acct_dir[320];
 	for (size_t i = 0; i < sc->nr_groups; i++) {
-		const struct sim_group_spec *g = &sc->groups[i];
+		const struct cfsbw_sim_group_spec *g = &sc->groups[i];
 		group_dirs(g->path, cpu_dir, acct_dir, sizeof cpu_dir);
 		if (!strcmp(g->path, "/")) {
 			if (g->nr_settings) {
@@ -448,14 +448,14 @@ static int make_groups(const struct sim_scenario *sc, char *err,
 	return 0;
 }
 
-static int start_tasks(const struct sim_scenario *sc, uint64_t seed,
+static int start_tasks(const struct cfsbw_sim_scenario *sc, uint64_t seed,
 		       int ready_rd, int ready_wr, int go_rd, int go_wr,
 		       char *err, size_t errlen)
 {
 	char cpu_dir[320], acct_dir[320];
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
-		const struct sim_task_spec *t = &sc->tasks[i];
-		if (t->workload == SIM_WL_TRACE) {
+		const struct cfsbw_sim_task_spec *t = &sc->tasks[i];
+		if (t->workload == CFSBW_SIM_WL_TRACE) {
 			snprintf(err, errlen, "line %u: trace workloads run "
 				 "in the simulator only", t->line);
 			return -1;
@@ -501,9 +501,9 @@ static int start_tasks(const struct sim_scenario *sc, uint64_t seed,
 	return 0;
 }
 
-int fk_run(const struct sim_scenario *sc, int64_t duration_ns, uint64_t seed,
-	   struct fk_group *groups, struct fk_load *load, char *err,
-	   size_t errlen)
+int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
+	   uint64_t seed, struct fk_group *groups, struct fk_load *load,
+	   char *err, size_t errlen)
 {
 	int ready[2], go[2], rc = -1;
 	char buf[128], cpu_dir[320], acct_dir[320];

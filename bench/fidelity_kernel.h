@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
 /* What the kernel did to one group of the scenario over the run. */
 struct fk_group {
@@ -49,9 +49,9 @@ const char *fk_cgroup_version(void);
  * Random phases and arrivals are drawn from seed.  Returns 0, or -1 with
  * the scenario line and the kernel's error in err.
  */
-int fk_run(const struct sim_scenario *sc, int64_t duration_ns, uint64_t seed,
-	   struct fk_group *groups, struct fk_load *load, char *err,
-	   size_t errlen);
+int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
+	   uint64_t seed, struct fk_group *groups, struct fk_load *load,
+	   char *err, size_t errlen);
 
 /* Remove the parent group (at the end; also done on a signal). */
 void fk_teardown(void);

@@ -9,24 +9,24 @@
 #include <errno.h>
 
 #include "harness.h"
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 #include "sim/sim_int.h"
 
 struct run {
-	struct sim_scenario sc;
-	struct sim *s;
-	struct sim_error err;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim *s;
+	struct cfsbw_sim_error err;
 };
 
 static int run_start(struct run *r, const char *text)
 {
-	sim_scenario_init(&r->sc);
+	cfsbw_sim_scenario_init(&r->sc);
 	r->s = NULL;
-	int rc = sim_scenario_parse(&r->sc, text, &r->err);
+	int rc = cfsbw_sim_scenario_parse(&r->sc, text, &r->err);
 	if (!rc)
-		rc = sim_create(&r->sc, &r->s, &r->err);
+		rc = cfsbw_sim_create(&r->sc, &r->s, &r->err);
 	if (!rc)
-		rc = sim_run(r->s);
+		rc = cfsbw_sim_run(r->s);
 	if (rc)
 		fprintf(stderr, "    scenario error: line %u: %s\n", r->err.line,
 			r->err.msg);
@@ -35,23 +35,24 @@ static int run_start(struct run *r, const char *text)
 
 static void run_end(struct run *r)
 {
-	sim_free(r->s);
-	sim_scenario_free(&r->sc);
+	cfsbw_sim_free(r->s);
+	cfsbw_sim_scenario_free(&r->sc);
 }
 
 static double cores(const struct run *r, const char *path)
 {
-	struct sim_group_result g;
-	if (sim_group_result_by_path(r->s, path, &g))
+	struct cfsbw_sim_group_result g;
+	if (cfsbw_sim_group_result_by_path(r->s, path, &g))
 		return -1;
 	return (double)g.usage_ns / (double)r->sc.duration_ns;
 }
 
-static struct sim_group_result group(const struct run *r, const char *path)
+static struct cfsbw_sim_group_result group(const struct run *r,
+					   const char *path)
 {
-	struct sim_group_result g;
+	struct cfsbw_sim_group_result g;
 	memset(&g, 0, sizeof g);
-	sim_group_result_by_path(r->s, path, &g);
+	cfsbw_sim_group_result_by_path(r->s, path, &g);
 	return g;
 }
 
@@ -66,7 +67,7 @@ static void seed_example(const char *quota_us, double want_cores)
 		 "task /g busy count=4\n",
 		 quota_us);
 	ASSERT_INT(run_start(&r, text), ==, 0);
-	struct sim_group_result g = group(&r, "/g");
+	struct cfsbw_sim_group_result g = group(&r, "/g");
 	/* within 0.5% of the quota's share of the machine */
 	ASSERT_NEAR(cores(&r, "/g"), want_cores, want_cores * 0.005);
 	/* saturated: throttled in every refresh (R12, seed 008) */
@@ -107,7 +108,7 @@ TEST(seed_examples_scenario_all_three_at_once, "R10 R12 seed-008")
 	ASSERT_NEAR(cores(&r, "/fifth"), 0.20, 0.001);
 	const char *paths[] = {"/one", "/two", "/fifth"};
 	for (int i = 0; i < 3; i++) {
-		struct sim_group_result g = group(&r, paths[i]);
+		struct cfsbw_sim_group_result g = group(&r, paths[i]);
 		ASSERT_UINT(g.stats.nr_throttled, ==, g.stats.nr_periods);
 	}
 	run_end(&r);
@@ -123,14 +124,14 @@ TEST(group_below_quota_is_never_throttled, "R10 section-5")
 			     "task /g busy\n"
 			     "task /g duty run=10ms sleep=30ms count=2\n"),
 		   ==, 0);
-	struct sim_group_result g = group(&r, "/g");
+	struct cfsbw_sim_group_result g = group(&r, "/g");
 	ASSERT_UINT(g.stats.nr_periods, >=, 19);
 	ASSERT_UINT(g.stats.nr_throttled, ==, 0);
 	ASSERT_UINT(g.stats.throttled_time, ==, 0);
 	ASSERT_UINT(g.throttles, ==, 0);
 	ASSERT_NEAR(cores(&r, "/g"), 1.5, 0.01);
-	struct sim_line_result l;
-	sim_line_result(r.s, 1, &l);
+	struct cfsbw_sim_line_result l;
+	cfsbw_sim_line_result(r.s, 1, &l);
 	ASSERT_INT(l.throttled_ns, ==, 0);
 	/* each duty cycle gets its 10 ms at once: latency = run time */
 	ASSERT_INT(l.latency.p99_ns, ==, 10 * CFSBW_NSEC_PER_MSEC);
@@ -175,7 +176,8 @@ TEST(child_with_quota_left_stops_while_parent_throttled, "R11")
 			     "task /p/c busy count=2\n"
 			     "task /p/u busy count=2\n"),
 		   ==, 0);
-	struct sim_group_result p = group(&r, "/p"), c = group(&r, "/p/c");
+	struct cfsbw_sim_group_result p = group(&r, "/p"),
+				      c = group(&r, "/p/c");
 	/* the parent's 0.2 CPU binds: the children share it */
 	ASSERT_NEAR(cores(&r, "/p"), 0.20, 0.001);
 	ASSERT_TRUE(cores(&r, "/p/c") + cores(&r, "/p/u") <= 0.2 + 0.001);
@@ -185,9 +187,9 @@ TEST(child_with_quota_left_stops_while_parent_throttled, "R11")
 	ASSERT_UINT(p.stats.nr_throttled, ==, p.stats.nr_periods);
 	/* ...yet its tasks spent most of the run throttled (R11), and so did
 	 * the unlimited child's */
-	struct sim_line_result lc, lu;
-	sim_line_result(r.s, 0, &lc);
-	sim_line_result(r.s, 1, &lu);
+	struct cfsbw_sim_line_result lc, lu;
+	cfsbw_sim_line_result(r.s, 0, &lc);
+	cfsbw_sim_line_result(r.s, 1, &lu);
 	ASSERT_INT(lc.throttled_ns, >, 15 * CFSBW_NSEC_PER_SEC);
 	ASSERT_INT(lu.throttled_ns, >, 15 * CFSBW_NSEC_PER_SEC);
 	run_end(&r);
@@ -205,8 +207,8 @@ TEST(throttled_cpu_runs_other_groups, "R7 R9")
 		   ==, 0);
 	ASSERT_NEAR(cores(&r, "/lim"), 0.30, 0.003);
 	ASSERT_NEAR(cores(&r, "/free"), 0.70, 0.003);
-	struct sim_totals t;
-	sim_totals(r.s, &t);
+	struct cfsbw_sim_totals t;
+	cfsbw_sim_totals(r.s, &t);
 	ASSERT_INT(t.busy_ns, ==, t.duration_ns); /* never idle */
 	run_end(&r);
 }
@@ -219,12 +221,12 @@ TEST(throttled_group_leaves_cpus_idle, "R7 R9")
 			     "group /lim cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n"
 			     "task /lim busy count=4\n"),
 		   ==, 0);
-	struct sim_totals t;
-	sim_totals(r.s, &t);
+	struct cfsbw_sim_totals t;
+	cfsbw_sim_totals(r.s, &t);
 	/* 0.5 of 2 CPUs: the CPUs idle while its tasks wait throttled */
 	ASSERT_NEAR((double)t.busy_ns / (double)t.duration_ns, 0.5, 0.005);
-	struct sim_line_result l;
-	sim_line_result(r.s, 0, &l);
+	struct cfsbw_sim_line_result l;
+	cfsbw_sim_line_result(r.s, 0, &l);
 	/* per CPU, 2 tasks: throttled 75% of the time (15 s of task time),
 	 * one waiting while the other runs the rest (2.5 s) */
 	ASSERT_NEAR((double)l.throttled_ns / 1e9, 30.0, 0.3);
@@ -241,7 +243,7 @@ TEST(usage_per_period_respects_quota, "R13")
 			     "group /g cpu.cfs_quota_us=250000 cpu.cfs_period_us=100000\n"
 			     "task /g busy count=8\n"),
 		   ==, 0);
-	struct sim_group_result g = group(&r, "/g");
+	struct cfsbw_sim_group_result g = group(&r, "/g");
 	/* at most quota per period plus one tick per CPU of overrun */
 	double bound = (double)g.stats.nr_periods * 0.250 + 8 * 0.001 + 0.250;
 	ASSERT_TRUE((double)g.usage_ns / 1e9 <= bound);
@@ -257,8 +259,8 @@ TEST(policies_upstream_and_hardlimits_selectable, "section-6")
 			     "group /g cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n"
 			     "task /g busy count=4\n"),
 		   ==, 0);
-	struct sim_totals t;
-	sim_totals(r.s, &t);
+	struct cfsbw_sim_totals t;
+	cfsbw_sim_totals(r.s, &t);
 	ASSERT_INT(t.policy, ==, CFSBW_POLICY_UPSTREAM);
 	ASSERT_INT(t.slice_ns, ==, 5 * CFSBW_NSEC_PER_MSEC); /* R1 upstream */
 	ASSERT_NEAR(cores(&r, "/g"), 0.5, 0.5 * 0.005);
@@ -270,7 +272,7 @@ TEST(policies_upstream_and_hardlimits_selectable, "section-6")
 			     "group /g cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n"
 			     "task /g busy count=4\n"),
 		   ==, 0);
-	sim_totals(r.s, &t);
+	cfsbw_sim_totals(r.s, &t);
 	ASSERT_INT(t.policy, ==, CFSBW_POLICY_HARDLIMITS);
 	ASSERT_TRUE(cores(&r, "/g") >= 2.0 - 0.001);
 	ASSERT_TRUE(cores(&r, "/g") <= 2.0 + 4 * 0.001 / 0.1);
@@ -284,8 +286,8 @@ TEST(requests_latency_is_service_time_when_alone, "section-7")
 			     "cpus 1\nduration 10s\nseed 3\n"
 			     "task / requests rate=50/s service=2ms\n"),
 		   ==, 0);
-	struct sim_line_result l;
-	sim_line_result(r.s, 0, &l);
+	struct cfsbw_sim_line_result l;
+	cfsbw_sim_line_result(r.s, 0, &l);
 	/* Poisson: about 500 requests in 10 s */
 	ASSERT_UINT(l.completed, >=, 430);
 	ASSERT_UINT(l.completed, <=, 570);
@@ -306,8 +308,8 @@ TEST(throttling_stretches_latency_by_the_period, "R7 R10")
 			     "group /g cpu.cfs_quota_us=5000 cpu.cfs_period_us=100000\n"
 			     "task /g requests rate=100/s service=1ms\n"),
 		   ==, 0);
-	struct sim_line_result l;
-	sim_line_result(r.s, 0, &l);
+	struct cfsbw_sim_line_result l;
+	cfsbw_sim_line_result(r.s, 0, &l);
 	ASSERT_NEAR(cores(&r, "/g"), 0.05, 0.0015);
 	/* the backlog grows: waits of whole periods */
 	ASSERT_INT(l.latency.p50_ns, >, 100 * CFSBW_NSEC_PER_MSEC);
@@ -318,10 +320,10 @@ TEST(throttling_stretches_latency_by_the_period, "R7 R10")
 TEST(exponential_samples_have_the_right_mean, "section-7")
 {
 	struct sim_rng rng;
-	__rng_seed(&rng, 42);
+	cfsbw_sim__rng_seed(&rng, 42);
 	int64_t sum = 0, above = 0, n = 200000, mean = 1000000;
 	for (int64_t i = 0; i < n; i++) {
-		int64_t x = __rng_exp(&rng, mean);
+		int64_t x = cfsbw_sim__rng_exp(&rng, mean);
 		ASSERT_INT(x, >=, 0);
 		sum += x;
 		above += x > mean;
@@ -342,8 +344,8 @@ TEST(balancing_never_moves_throttled_tasks, "R8")
 			     "group /lim cpu.cfs_quota_us=20000 cpu.cfs_period_us=100000\n"
 			     "task /lim busy count=3\n"),
 		   ==, 0);
-	struct sim_line_result l;
-	sim_line_result(r.s, 0, &l);
+	struct cfsbw_sim_line_result l;
+	cfsbw_sim_line_result(r.s, 0, &l);
 	ASSERT_UINT(l.migrations, ==, 0);
 	ASSERT_NEAR(cores(&r, "/lim"), 0.2, 0.002);
 	run_end(&r);
@@ -355,8 +357,8 @@ TEST(balancing_never_moves_throttled_tasks, "R8")
 			     "task / duty run=3ms sleep=1ms\n"
 			     "task / busy\n"),
 		   ==, 0);
-	struct sim_totals t;
-	sim_totals(r.s, &t);
+	struct cfsbw_sim_totals t;
+	cfsbw_sim_totals(r.s, &t);
 	ASSERT_UINT(t.migrations, >, 0);
 	run_end(&r);
 }
@@ -374,8 +376,8 @@ TEST(balancing_by_load_evens_out_groups, "section-7 R8")
 		   ==, 0);
 	ASSERT_NEAR(cores(&r, "/a"), 1.0, 0.01);
 	ASSERT_NEAR(cores(&r, "/b"), 1.0, 0.01);
-	struct sim_totals t;
-	sim_totals(r.s, &t);
+	struct cfsbw_sim_totals t;
+	cfsbw_sim_totals(r.s, &t);
 	ASSERT_UINT(t.migrations, >=, 1);
 	ASSERT_UINT(t.migrations, <=, 3); /* and then it stays */
 	run_end(&r);
@@ -391,9 +393,9 @@ TEST(woken_task_goes_to_an_idle_cpu, "section-7")
 			     "task / duty run=1ms sleep=20ms\n"
 			     "task / duty run=1ms sleep=20ms\n"),
 		   ==, 0);
-	struct sim_line_result a, c;
-	sim_line_result(r.s, 0, &a);
-	sim_line_result(r.s, 2, &c);
+	struct cfsbw_sim_line_result a, c;
+	cfsbw_sim_line_result(r.s, 0, &a);
+	cfsbw_sim_line_result(r.s, 2, &c);
 	/* C left A's CPU on its first wake-up and found CPU 1 idle after */
 	ASSERT_UINT(c.migrations, >=, 1);
 	ASSERT_INT(c.wait_ns, <, 50 * CFSBW_NSEC_PER_MSEC);
@@ -409,8 +411,8 @@ TEST(duty_phase_puts_tasks_out_of_step, "section-7")
 			     "cpus 1\nduration 4s\n"
 			     "task / duty run=10ms sleep=30ms count=4\n"),
 		   ==, 0);
-	struct sim_line_result l;
-	sim_line_result(r.s, 0, &l);
+	struct cfsbw_sim_line_result l;
+	cfsbw_sim_line_result(r.s, 0, &l);
 	ASSERT_INT(l.latency.max_ns, >=, 30 * CFSBW_NSEC_PER_MSEC);
 	run_end(&r);
 	/* phases 0, 10, 20, 30 ms: each runs alone, at once */
@@ -422,7 +424,7 @@ TEST(duty_phase_puts_tasks_out_of_step, "section-7")
 			     "task / duty run=10ms sleep=30ms phase=30ms\n"),
 		   ==, 0);
 	for (size_t i = 0; i < 4; i++) {
-		sim_line_result(r.s, i, &l);
+		cfsbw_sim_line_result(r.s, i, &l);
 		ASSERT_INT(l.latency.max_ns, ==, 10 * CFSBW_NSEC_PER_MSEC);
 		ASSERT_UINT(l.completed, >=, 99);
 	}
@@ -471,35 +473,35 @@ static const char fault_scenario[] =
 	"task / duty run=1ms sleep=3ms count=3\n";
 
 /* One build and run with allocation fail_at failing; -ENOMEM from
- * sim_create or 0, with every allocation given back. */
+ * cfsbw_sim_create or 0, with every allocation given back. */
 static int fault_run(long fail_at, bool persistent, struct fault *f,
-		     struct sim_line_result *req)
+		     struct cfsbw_sim_line_result *req)
 {
-	struct sim_scenario sc;
-	struct sim_error err;
-	struct sim *s = NULL;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
 	const struct cfsbw_allocator al = {fault_alloc, fault_free, f};
 	memset(f, 0, sizeof *f);
 	f->fail_at = fail_at;
 	f->persistent = persistent;
-	sim_scenario_init(&sc);
-	if (sim_scenario_parse(&sc, fault_scenario, &err))
+	cfsbw_sim_scenario_init(&sc);
+	if (cfsbw_sim_scenario_parse(&sc, fault_scenario, &err))
 		return -EINVAL;
 	sc.allocator = &al;
-	int rc = sim_create(&sc, &s, &err);
+	int rc = cfsbw_sim_create(&sc, &s, &err);
 	if (!rc) {
-		rc = sim_run(s);
-		sim_line_result(s, 1, req);
+		rc = cfsbw_sim_run(s);
+		cfsbw_sim_line_result(s, 1, req);
 	}
-	sim_free(s);
-	sim_scenario_free(&sc);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
 	return rc;
 }
 
 TEST(every_failed_allocation_is_clean, "style-faults")
 {
 	struct fault f;
-	struct sim_line_result clean, r;
+	struct cfsbw_sim_line_result clean, r;
 	ASSERT_INT(fault_run(0, false, &f, &clean), ==, 0);
 	long total = f.calls;
 	ASSERT_INT(f.live, ==, 0);
@@ -548,7 +550,7 @@ struct rows {
 	int bad;
 };
 
-static void on_row(void *ctx, const struct sim_timeline_row *row)
+static void on_row(void *ctx, const struct cfsbw_sim_timeline_row *row)
 {
 	struct rows *r = ctx;
 	int g = !strcmp(row->group, "/") ? 0 : !strcmp(row->group, "/a") ? 1 : 2;
@@ -564,89 +566,94 @@ static void on_row(void *ctx, const struct sim_timeline_row *row)
 
 TEST(timeline_rows_add_up_to_the_report, "R12 section-7")
 {
-	struct sim_scenario sc;
-	struct sim_error err;
-	struct sim *s;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s;
 	struct rows rows;
 	memset(&rows, 0, sizeof rows);
-	sim_scenario_init(&sc);
-	ASSERT_INT(sim_scenario_parse(&sc,
-				      "cpus 2\nduration 1050ms\n"
-				      "group /a cpu.cfs_quota_us=30000 cpu.cfs_period_us=100000\n"
-				      "group /b cpu.cfs_period_us=250000\n"
-				      "task /a busy count=2\ntask /b duty run=5ms sleep=5ms\n",
-				      &err),
-		   ==, 0);
-	ASSERT_INT(sim_create(&sc, &s, &err), ==, 0);
-	sim_set_timeline(s, on_row, &rows);
-	ASSERT_INT(sim_run(s), ==, 0);
+	cfsbw_sim_scenario_init(&sc);
+	ASSERT_INT(
+		cfsbw_sim_scenario_parse(
+			&sc,
+			"cpus 2\nduration 1050ms\n"
+			"group /a cpu.cfs_quota_us=30000 cpu.cfs_period_us=100000\n"
+			"group /b cpu.cfs_period_us=250000\n"
+			"task /a busy count=2\ntask /b duty run=5ms sleep=5ms\n",
+			&err),
+		==, 0);
+	ASSERT_INT(cfsbw_sim_create(&sc, &s, &err), ==, 0);
+	cfsbw_sim_set_timeline(s, on_row, &rows);
+	ASSERT_INT(cfsbw_sim_run(s), ==, 0);
 	/* "/" every 500 ms: 2 rows + a partial one; /a every 100 ms: 10 + 1;
 	 * /b every 250 ms: 4 + 1 */
 	ASSERT_INT(rows.n, ==, 3 + 11 + 5);
 	ASSERT_INT(rows.bad, ==, 0);
 	ASSERT_INT(rows.last_end[1], ==, 1050 * CFSBW_NSEC_PER_MSEC);
-	struct sim_group_result a, b, root;
-	sim_group_result_by_path(s, "/", &root);
-	sim_group_result_by_path(s, "/a", &a);
-	sim_group_result_by_path(s, "/b", &b);
+	struct cfsbw_sim_group_result a, b, root;
+	cfsbw_sim_group_result_by_path(s, "/", &root);
+	cfsbw_sim_group_result_by_path(s, "/a", &a);
+	cfsbw_sim_group_result_by_path(s, "/b", &b);
 	ASSERT_INT(rows.used[0], ==, root.usage_ns);
 	ASSERT_INT(rows.used[1], ==, a.usage_ns);
 	ASSERT_INT(rows.used[2], ==, b.usage_ns);
 	ASSERT_INT(rows.throttled[1], ==, (int64_t)a.stats.throttled_time);
 	ASSERT_UINT(rows.accounts[1], ==, a.throttles);
 	ASSERT_UINT(a.throttles, >=, 10); /* 2 CPUs, throttled every period */
-	sim_free(s);
-	sim_scenario_free(&sc);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 TEST(trace_replays_its_steps, "section-7")
 {
-	struct sim_scenario sc;
-	struct sim_error err;
-	struct sim *s;
-	sim_scenario_init(&sc);
-	ASSERT_INT(sim_scenario_parse(&sc,
-				      "cpus 1\nduration 1s\n"
-				      "task / trace file=a.csv\n"
-				      "task / trace file=b.csv loop=yes\n",
-				      &err),
-		   ==, 0);
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s;
+	cfsbw_sim_scenario_init(&sc);
+	ASSERT_INT(
+		cfsbw_sim_scenario_parse(&sc,
+					 "cpus 1\nduration 1s\n"
+					 "task / trace file=a.csv\n"
+					 "task / trace file=b.csv loop=yes\n",
+					 &err),
+		==, 0);
 	/* once: 10 + 20 + 30 ms of CPU, then it exits */
-	ASSERT_INT(sim_trace_parse(&sc.tasks[0],
-				   "10000,5000\n20000,0\n30000,100000\n", &err),
+	ASSERT_INT(cfsbw_sim_trace_parse(&sc.tasks[0],
+					 "10000,5000\n20000,0\n30000,100000\n",
+					 &err),
 		   ==, 0);
 	/* in a loop: 1 ms every 10 ms, from t = 0 */
-	ASSERT_INT(sim_trace_parse(&sc.tasks[1], "1000,9000\n", &err), ==, 0);
-	ASSERT_INT(sim_create(&sc, &s, &err), ==, 0);
-	ASSERT_INT(sim_run(s), ==, 0);
-	struct sim_line_result once, loop;
-	sim_line_result(s, 0, &once);
-	sim_line_result(s, 1, &loop);
+	ASSERT_INT(cfsbw_sim_trace_parse(&sc.tasks[1], "1000,9000\n", &err), ==,
+		   0);
+	ASSERT_INT(cfsbw_sim_create(&sc, &s, &err), ==, 0);
+	ASSERT_INT(cfsbw_sim_run(s), ==, 0);
+	struct cfsbw_sim_line_result once, loop;
+	cfsbw_sim_line_result(s, 0, &once);
+	cfsbw_sim_line_result(s, 1, &loop);
 	ASSERT_INT(once.cpu_ns, ==, 60 * CFSBW_NSEC_PER_MSEC);
 	ASSERT_UINT(once.completed, ==, 3);
 	ASSERT_UINT(loop.completed, >=, 99);
 	ASSERT_UINT(loop.completed, <=, 100);
 	ASSERT_NEAR((double)loop.cpu_ns, 100e6, 1e6);
-	sim_free(s);
-	sim_scenario_free(&sc);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 static char *report(const char *text, uint64_t seed, int json)
 {
 	struct run r;
 	char *buf = NULL;
-	sim_scenario_init(&r.sc);
-	if (sim_scenario_parse(&r.sc, text, &r.err))
+	cfsbw_sim_scenario_init(&r.sc);
+	if (cfsbw_sim_scenario_parse(&r.sc, text, &r.err))
 		return NULL;
 	r.sc.seed = seed;
-	if (sim_create(&r.sc, &r.s, &r.err) || sim_run(r.s))
+	if (cfsbw_sim_create(&r.sc, &r.s, &r.err) || cfsbw_sim_run(r.s))
 		return NULL;
 	FILE *f = tmpfile();
 	if (f) {
 		if (json)
-			sim_report_json(r.s, "x", f);
+			cfsbw_sim_report_json(r.s, "x", f);
 		else
-			sim_report_text(r.s, "x", f);
+			cfsbw_sim_report_text(r.s, "x", f);
 		long n = ftell(f);
 		rewind(f);
 		buf = calloc((size_t)n + 1, 1);
@@ -690,12 +697,12 @@ TEST(exponential_sampler_is_pinned, "section-7")
 	/* Integer-only sampling: these values are the same on every
 	 * machine and compiler; a change here changes every run. */
 	struct sim_rng rng;
-	__rng_seed(&rng, 1);
+	cfsbw_sim__rng_seed(&rng, 1);
 	char buf[256] = "";
 	for (int i = 0; i < 8; i++) {
 		char one[32];
 		snprintf(one, sizeof one, "%" PRId64 " ",
-			 __rng_exp(&rng, 1000000));
+			 cfsbw_sim__rng_exp(&rng, 1000000));
 		strcat(buf, one);
 	}
 	ASSERT_STR(buf, "352509 653087 554941 938207 360713 1940918 2644438 "
@@ -715,28 +722,33 @@ TEST(event_queue_fires_in_deadline_then_arming_order, "section-7")
 	static struct sim_timer tm[EVQ_TIMERS];
 	static unsigned char mem[1u << 20];
 	struct sim_evq q;
-	ASSERT_INT(__evq_size(EVQ_TIMERS) + 64, <=, sizeof mem);
-	__evq_init(&q, mem + (-(uintptr_t)mem & 63), EVQ_TIMERS);
+	ASSERT_INT(cfsbw_sim__evq_size(EVQ_TIMERS) + 64, <=, sizeof mem);
+	cfsbw_sim__evq_init(&q, mem + (-(uintptr_t)mem & 63), EVQ_TIMERS);
 	for (unsigned i = 0; i < EVQ_TIMERS; i++) {
-		__timer_init(&tm[i], i % 5 ? SIM_T_WAKE : SIM_T_BURST, i);
-		__evq_add(&q, &tm[i]);
+		cfsbw_sim__timer_init(&tm[i], i % 5 ? SIM_T_WAKE : SIM_T_BURST,
+				      i);
+		cfsbw_sim__evq_add(&q, &tm[i]);
 	}
 	struct sim_rng rng;
-	__rng_seed(&rng, 42);
+	cfsbw_sim__rng_seed(&rng, 42);
 	int64_t now = 0;
 	unsigned fired = 0;
 	for (int step = 0; step < 200000; step++) {
-		uint64_t r = __rng_next(&rng);
+		uint64_t r = cfsbw_sim__rng_next(&rng);
 		struct sim_timer *t = &tm[r % EVQ_TIMERS];
 		switch ((r >> 20) % 4) {
 		case 0: /* near: this instant or the next microseconds */
-			__timer_arm(&q, t, now + (int64_t)((r >> 30) % 3) * 20000);
+			cfsbw_sim__timer_arm(
+				&q, t, now + (int64_t)((r >> 30) % 3) * 20000);
 			break;
 		case 1: /* milliseconds: the wheel */
-			__timer_arm(&q, t, now + (int64_t)((r >> 30) % 100000000));
+			cfsbw_sim__timer_arm(
+				&q, t, now + (int64_t)((r >> 30) % 100000000));
 			break;
 		case 2: /* seconds: the far heap */
-			__timer_arm(&q, t, now + (int64_t)((r >> 30) % 3000000000u));
+			cfsbw_sim__timer_arm(
+				&q, t,
+				now + (int64_t)((r >> 30) % 3000000000u));
 			break;
 		default: {
 			/* fire the earliest, as the run does */
@@ -748,13 +760,13 @@ TEST(event_queue_fires_in_deadline_then_arming_order, "section-7")
 				     (c->when == want->when && c->seq < want->seq)))
 					want = c;
 			}
-			struct sim_timer *got = __evq_peek(&q);
+			struct sim_timer *got = cfsbw_sim__evq_peek(&q);
 			ASSERT_INT(got == want, ==, 1);
 			if (!got)
 				break;
 			ASSERT_INT(got->when, >=, now);
 			now = got->when;
-			__timer_cancel(&q, got);
+			cfsbw_sim__timer_cancel(&q, got);
 			fired++;
 		}
 		}

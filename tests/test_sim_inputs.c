@@ -9,26 +9,27 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
 /* One task line replaying text; *spec filled, 0 or the parse error. */
-static int parse(const char *text, struct sim_scenario *sc,
-		 struct sim_error *err)
+static int parse(const char *text, struct cfsbw_sim_scenario *sc,
+		 struct cfsbw_sim_error *err)
 {
-	sim_scenario_init(sc);
-	if (sim_scenario_parse(sc, "cpus 2\ngroup /app\ntask /app trace "
-				   "file=x\n",
-			       err))
+	cfsbw_sim_scenario_init(sc);
+	if (cfsbw_sim_scenario_parse(sc,
+				     "cpus 2\ngroup /app\ntask /app trace "
+				     "file=x\n",
+				     err))
 		return -100;
-	return sim_replay_parse(&sc->tasks[0], text, err);
+	return cfsbw_sim_replay_parse(&sc->tasks[0], text, err);
 }
 
 #define ASSERT_BAD(text, want_line, want_text)                                 \
 	do {                                                                   \
-		struct sim_scenario sc_;                                       \
-		struct sim_error e_;                                           \
+		struct cfsbw_sim_scenario sc_;                                 \
+		struct cfsbw_sim_error e_;                                     \
 		ASSERT_INT(parse(text, &sc_, &e_), ==, -EINVAL);               \
-		sim_scenario_free(&sc_);                                       \
+		cfsbw_sim_scenario_free(&sc_);                                 \
 		ASSERT_UINT(e_.line, ==, want_line);                           \
 		if (!strstr(e_.msg, want_text)) {                              \
 			TEST_FAIL_AT("message \"%s\" lacks \"%s\"", e_.msg,    \
@@ -51,14 +52,15 @@ static const char cfsbw_trace[] =
 
 TEST(cfsbw_trace_threads_and_steps, "issue-14")
 {
-	struct sim_scenario sc;
-	struct sim_error err;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
 	ASSERT_INT(parse(cfsbw_trace, &sc, &err), ==, 0);
-	const struct sim_task_spec *t = &sc.tasks[0];
+	const struct cfsbw_sim_task_spec *t = &sc.tasks[0];
 	ASSERT_UINT(t->nr_threads, ==, 2);
 	ASSERT_UINT(t->count, ==, 2);
 	ASSERT_STR(t->trace_format, "cfsbw");
-	const struct sim_trace_thread *a = &t->threads[0], *w = &t->threads[1];
+	const struct cfsbw_sim_trace_thread *a = &t->threads[0],
+					    *w = &t->threads[1];
 	ASSERT_STR(a->name, "app/10");
 	ASSERT_INT(a->start_ns, ==, 0);
 	ASSERT_UINT(a->nr_steps, ==, 2);
@@ -69,7 +71,7 @@ TEST(cfsbw_trace_threads_and_steps, "issue-14")
 	ASSERT_INT(w->start_ns, ==, 1000000);
 	ASSERT_UINT(w->nr_steps, ==, 1);
 	ASSERT_INT(w->steps[0].run_ns, ==, 40000000);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 TEST(cfsbw_trace_bad_input_names_the_line, "issue-14")
@@ -112,13 +114,13 @@ static const char perf_text[] =
 
 TEST(perf_timehist_threads_and_steps, "issue-14")
 {
-	struct sim_scenario sc;
-	struct sim_error err;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
 	ASSERT_INT(parse(perf_text, &sc, &err), ==, 0);
-	const struct sim_task_spec *t = &sc.tasks[0];
+	const struct cfsbw_sim_task_spec *t = &sc.tasks[0];
 	ASSERT_STR(t->trace_format, "perf");
 	ASSERT_UINT(t->nr_threads, ==, 2);
-	const struct sim_trace_thread *web = &t->threads[0];
+	const struct cfsbw_sim_trace_thread *web = &t->threads[0];
 	ASSERT_STR(web->name, "web server/42");
 	/* the earliest run starts at 100.000 s: time 0 */
 	ASSERT_INT(web->start_ns, ==, 0);
@@ -130,7 +132,7 @@ TEST(perf_timehist_threads_and_steps, "issue-14")
 	ASSERT_INT(web->steps[1].run_ns, ==, 10000000);
 	ASSERT_STR(t->threads[1].name, "cc1/43");
 	ASSERT_INT(t->threads[1].start_ns, ==, 29000000);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 TEST(perf_timehist_bad_input_names_the_line, "issue-14")
@@ -171,20 +173,20 @@ static const char rtapp_json[] =
 
 TEST(rtapp_tasks_phases_loops_timers, "issue-14")
 {
-	struct sim_scenario sc;
-	struct sim_error err;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
 	ASSERT_INT(parse(rtapp_json, &sc, &err), ==, 0);
-	const struct sim_task_spec *t = &sc.tasks[0];
+	const struct cfsbw_sim_task_spec *t = &sc.tasks[0];
 	ASSERT_STR(t->trace_format, "rt-app");
 	ASSERT_UINT(t->nr_threads, ==, 3);
-	const struct sim_trace_thread *req = &t->threads[0];
+	const struct cfsbw_sim_trace_thread *req = &t->threads[0];
 	ASSERT_TRUE(req->loop);
 	ASSERT_INT(req->end_ns, ==, 2000000000);
 	ASSERT_UINT(req->nr_steps, ==, 1);
 	ASSERT_INT(req->steps[0].run_ns, ==, 30000000);
 	ASSERT_INT(req->steps[0].timer_ns, ==, 1000000000);
 	ASSERT_TRUE(!req->steps[0].timer_absolute);
-	const struct sim_trace_thread *bg = &t->threads[1];
+	const struct cfsbw_sim_trace_thread *bg = &t->threads[1];
 	ASSERT_TRUE(!bg->loop);
 	ASSERT_INT(bg->start_ns, ==, 5000000);
 	/* p1 three times (6 ms run, 4 ms sleep), p2's sleep joins the
@@ -195,7 +197,7 @@ TEST(rtapp_tasks_phases_loops_timers, "issue-14")
 	ASSERT_INT(bg->steps[2].sleep_ns, ==, 5000000);
 	ASSERT_INT(bg->steps[3].run_ns, ==, 2000000);
 	ASSERT_TRUE(t->threads[2].steps == bg->steps); /* instance 2 */
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 TEST(rtapp_unsupported_fields_are_errors, "issue-14")
@@ -223,19 +225,19 @@ TEST(rtapp_unsupported_fields_are_errors, "issue-14")
 }
 
 /* Build and run sc; the line's result. */
-static int run(struct sim_scenario *sc, struct sim_line_result *out,
-	       struct sim_group_result *g)
+static int run(struct cfsbw_sim_scenario *sc, struct cfsbw_sim_line_result *out,
+	       struct cfsbw_sim_group_result *g)
 {
-	struct sim_error err;
-	struct sim *s;
-	int rc = sim_create(sc, &s, &err);
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s;
+	int rc = cfsbw_sim_create(sc, &s, &err);
 	if (rc)
 		return rc;
-	sim_run(s);
-	sim_line_result(s, 0, out);
+	cfsbw_sim_run(s);
+	cfsbw_sim_line_result(s, 0, out);
 	if (g)
-		sim_group_result_by_path(s, "/app", g);
-	sim_free(s);
+		cfsbw_sim_group_result_by_path(s, "/app", g);
+	cfsbw_sim_free(s);
 	return 0;
 }
 
@@ -276,20 +278,20 @@ TEST(replay_unlimited_gives_back_the_recorded_cpu, "issue-14")
 {
 	int64_t recorded;
 	char *text = generate_trace(&recorded);
-	struct sim_scenario sc;
-	struct sim_error err;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
 	ASSERT_INT(parse(text, &sc, &err), ==, 0);
 	free(text);
 	sc.duration_ns = 3600 * CFSBW_NSEC_PER_SEC;
 	sc.until_done = true;
-	struct sim_line_result r;
+	struct cfsbw_sim_line_result r;
 	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
 	/* every thread ran to its end, within 2% of the recorded CPU
 	 * (exactly: nothing is lost) */
 	ASSERT_UINT(r.exited, ==, 12);
 	ASSERT_NEAR((double)r.cpu_ns, (double)recorded, 0.02 * (double)recorded);
 	ASSERT_INT(r.cpu_ns, ==, recorded);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 TEST(replay_is_closed_loop_under_a_limit, "issue-14")
@@ -305,31 +307,32 @@ TEST(replay_is_closed_loop_under_a_limit, "issue-14")
 		len += (size_t)snprintf(text + len, sizeof text - len,
 					"run 1 %d %d\n", i * 100000000,
 					i * 100000000 + 30000000);
-	struct sim_scenario sc;
-	struct sim_error err;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
 	ASSERT_INT(parse(text, &sc, &err), ==, 0);
 	sc.duration_ns = 60 * CFSBW_NSEC_PER_SEC;
 	sc.until_done = true;
-	struct sim_line_result free_run, limited;
+	struct cfsbw_sim_line_result free_run, limited;
 	ASSERT_INT(run(&sc, &free_run, NULL), ==, 0);
 	ASSERT_INT(free_run.last_exit_ns, ==, 930000000);
-	sim_scenario_free(&sc);
-	ASSERT_INT(sim_scenario_parse(&sc,
-				      "cpus 2\ngroup /app cpu.cfs_quota_us=10000 "
-				      "cpu.cfs_period_us=100000\n"
-				      "task /app trace file=x\n",
-				      &err),
+	cfsbw_sim_scenario_free(&sc);
+	ASSERT_INT(cfsbw_sim_scenario_parse(
+			   &sc,
+			   "cpus 2\ngroup /app cpu.cfs_quota_us=10000 "
+			   "cpu.cfs_period_us=100000\n"
+			   "task /app trace file=x\n",
+			   &err),
 		   ==, 0);
-	ASSERT_INT(sim_replay_parse(&sc.tasks[0], text, &err), ==, 0);
+	ASSERT_INT(cfsbw_sim_replay_parse(&sc.tasks[0], text, &err), ==, 0);
 	sc.duration_ns = 60 * CFSBW_NSEC_PER_SEC;
 	sc.until_done = true;
-	struct sim_group_result g;
+	struct cfsbw_sim_group_result g;
 	ASSERT_INT(run(&sc, &limited, &g), ==, 0);
 	ASSERT_INT(limited.cpu_ns, ==, 300000000);
 	ASSERT_INT(limited.last_exit_ns, >=, 2500000000);
 	ASSERT_INT(limited.last_exit_ns, <=, 3200000000);
 	ASSERT_UINT(g.stats.nr_throttled, >=, 19);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 /*
@@ -353,10 +356,10 @@ static const char fork_wait[] =
 
 TEST(replay_wakeups_wait_for_the_work_they_waited_for, "issue-14")
 {
-	struct sim_scenario sc;
-	struct sim_error err;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
 	ASSERT_INT(parse(fork_wait, &sc, &err), ==, 0);
-	const struct sim_task_spec *t = &sc.tasks[0];
+	const struct cfsbw_sim_task_spec *t = &sc.tasks[0];
 	ASSERT_TRUE(t->trace_gated);
 	/* the parent wakes once 110 ms of work is done, at once; then after
 	 * its own 10 ms more, 200 ms later; the child starts after 10 ms */
@@ -368,54 +371,57 @@ TEST(replay_wakeups_wait_for_the_work_they_waited_for, "issue-14")
 	ASSERT_INT(t->threads[1].start_gate_lag_ns, ==, 0);
 	sc.duration_ns = 10 * CFSBW_NSEC_PER_SEC;
 	sc.until_done = true;
-	struct sim_line_result r;
+	struct cfsbw_sim_line_result r;
 	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
 	ASSERT_INT(r.last_exit_ns, ==, 330000000);
-	sim_scenario_free(&sc);
-	ASSERT_INT(sim_scenario_parse(&sc,
-				      "cpus 2\npolicy upstream\n"
-				      "group /app cpu.cfs_quota_us=50000 "
-				      "cpu.cfs_period_us=100000\n"
-				      "task /app trace file=x\n",
-				      &err),
+	cfsbw_sim_scenario_free(&sc);
+	ASSERT_INT(cfsbw_sim_scenario_parse(&sc,
+					    "cpus 2\npolicy upstream\n"
+					    "group /app cpu.cfs_quota_us=50000 "
+					    "cpu.cfs_period_us=100000\n"
+					    "task /app trace file=x\n",
+					    &err),
 		   ==, 0);
-	ASSERT_INT(sim_replay_parse(&sc.tasks[0], fork_wait, &err), ==, 0);
+	ASSERT_INT(cfsbw_sim_replay_parse(&sc.tasks[0], fork_wait, &err), ==,
+		   0);
 	sc.duration_ns = 10 * CFSBW_NSEC_PER_SEC;
 	sc.until_done = true;
 	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
 	ASSERT_INT(r.cpu_ns, ==, 130000000);
 	ASSERT_INT(r.last_exit_ns, >=, 420000000);
 	ASSERT_INT(r.last_exit_ns, <=, 500000000);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 TEST(rtapp_timer_latency_and_duration, "issue-14")
 {
 	/* 30 ms each second under 13 ms per 100 ms, on a period grid that
 	 * starts with the task: 13 + 13 + 4 ms, done at 204 ms each time */
-	struct sim_scenario sc;
-	struct sim_error err;
-	sim_scenario_init(&sc);
-	ASSERT_INT(sim_scenario_parse(&sc,
-				      "cpus 1\nduration 10s\npolicy upstream\n"
-				      "group /app cpu.cfs_quota_us=13000 "
-				      "cpu.cfs_period_us=100000\n"
-				      "task /app trace file=x\n",
-				      &err),
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	cfsbw_sim_scenario_init(&sc);
+	ASSERT_INT(cfsbw_sim_scenario_parse(
+			   &sc,
+			   "cpus 1\nduration 10s\npolicy upstream\n"
+			   "group /app cpu.cfs_quota_us=13000 "
+			   "cpu.cfs_period_us=100000\n"
+			   "task /app trace file=x\n",
+			   &err),
 		   ==, 0);
-	ASSERT_INT(sim_replay_parse(&sc.tasks[0],
-				    "{\"global\": {\"duration\": 5},\n"
-				    "\"tasks\": {\"req\": {\"loop\": -1, "
-				    "\"run\": 30000, \"timer\": {\"ref\": \"t\", "
-				    "\"period\": 1000000}}}}",
-				    &err),
+	ASSERT_INT(cfsbw_sim_replay_parse(
+			   &sc.tasks[0],
+			   "{\"global\": {\"duration\": 5},\n"
+			   "\"tasks\": {\"req\": {\"loop\": -1, "
+			   "\"run\": 30000, \"timer\": {\"ref\": \"t\", "
+			   "\"period\": 1000000}}}}",
+			   &err),
 		   ==, 0);
-	struct sim_line_result r;
+	struct cfsbw_sim_line_result r;
 	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
 	ASSERT_UINT(r.latency.count, ==, 5); /* 0, 1, 2, 3, 4 s; then 5 s */
 	ASSERT_NEAR((double)r.latency.p50_ns, 204e6, 4e6);
 	ASSERT_UINT(r.exited, ==, 1);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 /* `cfsbw sim` on a scenario replaying a bad trace: status, stderr. */

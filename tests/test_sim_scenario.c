@@ -8,30 +8,32 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
 /* Parse, build and (run_ns > 0) run that long; the first error. */
-static int load_run(const char *text, int64_t run_ns, struct sim_error *err)
+static int load_run(const char *text, int64_t run_ns,
+		    struct cfsbw_sim_error *err)
 {
-	struct sim_scenario sc;
-	struct sim *s = NULL;
-	sim_scenario_init(&sc);
-	int rc = sim_scenario_parse(&sc, text, err);
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim *s = NULL;
+	cfsbw_sim_scenario_init(&sc);
+	int rc = cfsbw_sim_scenario_parse(&sc, text, err);
 	if (!rc && run_ns > 0)
 		sc.duration_ns = run_ns;
 	for (size_t i = 0; !rc && i < sc.nr_tasks; i++)
-		if (sc.tasks[i].workload == SIM_WL_TRACE)
-			rc = sim_trace_parse(&sc.tasks[i], "1000,500\n", err);
+		if (sc.tasks[i].workload == CFSBW_SIM_WL_TRACE)
+			rc = cfsbw_sim_trace_parse(&sc.tasks[i], "1000,500\n",
+						   err);
 	if (!rc)
-		rc = sim_create(&sc, &s, err);
+		rc = cfsbw_sim_create(&sc, &s, err);
 	if (!rc && run_ns > 0)
-		rc = sim_run(s);
-	sim_free(s);
-	sim_scenario_free(&sc);
+		rc = cfsbw_sim_run(s);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
 	return rc;
 }
 
-static int load(const char *text, struct sim_error *err)
+static int load(const char *text, struct cfsbw_sim_error *err)
 {
 	return load_run(text, 0, err);
 }
@@ -39,7 +41,7 @@ static int load(const char *text, struct sim_error *err)
 /* The error is on line `line` and its message contains `text`. */
 #define ASSERT_ERROR(scenario, want_line, want_text)                           \
 	do {                                                                   \
-		struct sim_error e_;                                           \
+		struct cfsbw_sim_error e_;                                     \
 		ASSERT_INT(load(scenario, &e_), ==, -EINVAL);                  \
 		ASSERT_UINT(e_.line, ==, want_line);                           \
 		if (!strstr(e_.msg, want_text)) {                              \
@@ -51,28 +53,29 @@ static int load(const char *text, struct sim_error *err)
 
 TEST(full_example_parses, "section-7")
 {
-	struct sim_scenario sc;
-	struct sim_error err;
-	sim_scenario_init(&sc);
-	ASSERT_INT(sim_scenario_parse(
-			   &sc,
-			   "cpus 4                  # 1..4096\n"
-			   "hz 1000\n"
-			   "duration 1500ms\n"
-			   "seed 42\n"
-			   "policy upstream\n"
-			   "\n   # a comment line\n"
-			   "sysctl sched_cfs_bandwidth_slice_us 10000\n"
-			   "group /web cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000 cpu.shares=1024\n"
-			   "group /web/api cpu.cfs_quota_us=-1\n"
-			   "task /web busy count=4\n"
-			   "task /web/api duty run=30ms sleep=70ms count=2\n"
-			   "task / requests rate=200/s service=exp:2ms\n"
-			   "task / requests rate=0.5/s service=2ms\n"
-			   "task / duty run=1ms sleep=9ms phase=random\n"
-			   "task / duty run=1ms sleep=9ms phase=3ms",
-			   &err),
-		   ==, 0);
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	cfsbw_sim_scenario_init(&sc);
+	ASSERT_INT(
+		cfsbw_sim_scenario_parse(
+			&sc,
+			"cpus 4                  # 1..4096\n"
+			"hz 1000\n"
+			"duration 1500ms\n"
+			"seed 42\n"
+			"policy upstream\n"
+			"\n   # a comment line\n"
+			"sysctl sched_cfs_bandwidth_slice_us 10000\n"
+			"group /web cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000 cpu.shares=1024\n"
+			"group /web/api cpu.cfs_quota_us=-1\n"
+			"task /web busy count=4\n"
+			"task /web/api duty run=30ms sleep=70ms count=2\n"
+			"task / requests rate=200/s service=exp:2ms\n"
+			"task / requests rate=0.5/s service=2ms\n"
+			"task / duty run=1ms sleep=9ms phase=random\n"
+			"task / duty run=1ms sleep=9ms phase=3ms",
+			&err),
+		==, 0);
 	ASSERT_UINT(sc.nr_cpus, ==, 4);
 	ASSERT_UINT(sc.hz, ==, 1000);
 	ASSERT_INT(sc.duration_ns, ==, 1500 * CFSBW_NSEC_PER_MSEC);
@@ -96,7 +99,7 @@ TEST(full_example_parses, "section-7")
 	ASSERT_INT(sc.tasks[2].service_ns, ==, 2 * CFSBW_NSEC_PER_MSEC);
 	ASSERT_INT(sc.tasks[3].mean_gap_ns, ==, 2 * CFSBW_NSEC_PER_SEC);
 	ASSERT_FALSE(sc.tasks[3].service_exp);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 TEST(machine_directive_errors, "section-7")
@@ -186,27 +189,28 @@ TEST(task_errors, "section-7")
 
 TEST(trace_csv, "section-7")
 {
-	struct sim_task_spec t;
-	struct sim_error err;
+	struct cfsbw_sim_task_spec t;
+	struct cfsbw_sim_error err;
 	memset(&t, 0, sizeof t);
-	ASSERT_INT(sim_trace_parse(&t,
-				   "# a trace\nrun_us,sleep_us\n1000,2000\n"
-				   " 500 , 0 \n\n3000,10\n",
-				   &err),
-		   ==, 0);
+	ASSERT_INT(
+		cfsbw_sim_trace_parse(&t,
+				      "# a trace\nrun_us,sleep_us\n1000,2000\n"
+				      " 500 , 0 \n\n3000,10\n",
+				      &err),
+		==, 0);
 	ASSERT_UINT(t.trace_len, ==, 3);
 	ASSERT_INT(t.trace[0].run_ns, ==, 1000000);
 	ASSERT_INT(t.trace[0].sleep_ns, ==, 2000000);
 	ASSERT_INT(t.trace[1].run_ns, ==, 500000);
 	ASSERT_INT(t.trace[1].sleep_ns, ==, 0);
 	ASSERT_INT(t.trace[2].sleep_ns, ==, 10000);
-	ASSERT_INT(sim_trace_parse(&t, "1000,2000\n1000;2000\n", &err), ==,
-		   -EINVAL);
+	ASSERT_INT(cfsbw_sim_trace_parse(&t, "1000,2000\n1000;2000\n", &err),
+		   ==, -EINVAL);
 	ASSERT_UINT(err.line, ==, 2);
 	ASSERT_TRUE(strstr(err.msg, "'1000;2000'") != NULL);
-	ASSERT_INT(sim_trace_parse(&t, "0,5\n", &err), ==, -EINVAL);
+	ASSERT_INT(cfsbw_sim_trace_parse(&t, "0,5\n", &err), ==, -EINVAL);
 	ASSERT_TRUE(strstr(err.msg, "'0,5'") != NULL);
-	ASSERT_INT(sim_trace_parse(&t, "# nothing\n", &err), ==, -EINVAL);
+	ASSERT_INT(cfsbw_sim_trace_parse(&t, "# nothing\n", &err), ==, -EINVAL);
 	free(t.trace);
 }
 
@@ -265,7 +269,7 @@ TEST(random_scenarios_load_or_fail_cleanly, "section-7")
 			}
 			strcat(text, "\n");
 		}
-		struct sim_error err;
+		struct cfsbw_sim_error err;
 		int rc = load_run(text, 200 * CFSBW_NSEC_PER_MSEC, &err);
 		if (rc == 0) {
 			loaded++;

@@ -21,7 +21,7 @@
 #include "cli/cli.h"
 #include "common/helpers.h"
 #include "cfsbw_host.h"
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
 #define DEMO_PERIOD_US INT64_C(500000)
 #define DEMO_SECONDS 4
@@ -170,19 +170,19 @@ static int demo_sim(const struct demo_example *ex, int64_t quota_us,
 		 " cpu.cfs_period_us=%" PRId64 "\n"
 		 "task /g busy count=%u\n",
 		 cpus, seconds, quota_us, DEMO_PERIOD_US, busy);
-	struct sim_scenario sc;
-	struct sim_error serr;
-	struct sim *s = NULL;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error serr;
+	struct cfsbw_sim *s = NULL;
 	int rc = 1;
-	sim_scenario_init(&sc);
-	if (sim_scenario_parse(&sc, text, &serr) < 0)
+	cfsbw_sim_scenario_init(&sc);
+	if (cfsbw_sim_scenario_parse(&sc, text, &serr) < 0)
 		goto out_scenario;
-	if (sim_create(&sc, &s, &serr) < 0)
+	if (cfsbw_sim_create(&sc, &s, &serr) < 0)
 		goto out_scenario;
-	if (sim_run(s) < 0)
+	if (cfsbw_sim_run(s) < 0)
 		goto out_sim;
-	struct sim_group_result gr;
-	if (sim_group_result_by_path(s, "/g", &gr) < 0)
+	struct cfsbw_sim_group_result gr;
+	if (cfsbw_sim_group_result_by_path(s, "/g", &gr) < 0)
 		goto out_sim;
 	struct demo_row row = {
 		"sim", ex->name, quota_us, ex->cpus,
@@ -190,12 +190,12 @@ static int demo_sim(const struct demo_example *ex, int64_t quota_us,
 	print_row(&row);
 	rc = 0;
 out_sim:
-	sim_free(s);
+	cfsbw_sim_free(s);
 out_scenario:
 	if (rc)
 		fprintf(stderr, "cfsbw demo: simulator: %u: %s\n", serr.line,
 			serr.msg);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 	return rc;
 }
 

@@ -68,7 +68,7 @@ struct plan {
 
 /* Run the plan's group at quota_us (-1: unlimited) with seed k. */
 static int evaluate(const struct plan *p, unsigned k, long long quota_us,
-		    bool burst_as_quota, struct sim_point *out)
+		    bool burst_as_quota, struct cfsbw_sim_point *out)
 {
 	struct cli_sim_opts o = p->o;
 	struct cli_set extra[3];
@@ -94,25 +94,26 @@ static int evaluate(const struct plan *p, unsigned k, long long quota_us,
 			snprintf(extra[n++].value, sizeof extra[n].value, "%s",
 				 p->burst_us);
 	}
-	struct sim_scenario sc;
+	struct cfsbw_sim_scenario sc;
 	int rc = cli_sim_prepare(&o, extra, n, &sc);
 	if (!rc) {
 		struct cli_run how = {.group = p->group};
 		rc = cli_sim_run(&o, &sc, &how, out);
 	}
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 	return rc;
 }
 
-static bool meets(const struct plan *p, const struct sim_point *pt,
-		  const struct sim_point *base)
+static bool meets(const struct plan *p, const struct cfsbw_sim_point *pt,
+		  const struct cfsbw_sim_point *base)
 {
-	if (sim_point_throttled_bp(pt) > p->target_bp)
+	if (cfsbw_sim_point_throttled_bp(pt) > p->target_bp)
 		return false;
 	if (p->target_p99_ns < 0)
 		return true;
 	for (size_t l = 0; l < pt->nr_lines && l < base->nr_lines; l++) {
-		const struct sim_point_line *a = &pt->lines[l], *b = &base->lines[l];
+		const struct cfsbw_sim_point_line *a = &pt->lines[l],
+						  *b = &base->lines[l];
 		int64_t added = b->count ? a->p99_ns - b->p99_ns
 					 : a->last_exit_ns - b->last_exit_ns;
 		if (added > p->target_p99_ns)
@@ -127,12 +128,12 @@ static bool meets(const struct plan *p, const struct sim_point *pt,
  * the period itself when shorter), that meets the target: out->quota_ns
  * (-1 when not even all CPUs do).
  */
-static int search(size_t i, void *ctx, struct sim_point *out)
+static int search(size_t i, void *ctx, struct cfsbw_sim_point *out)
 {
 	const struct plan *p = ctx;
 	unsigned k = (unsigned)(i % p->seeds);
 	bool burst = i >= p->seeds;
-	struct sim_point base, pt;
+	struct cfsbw_sim_point base, pt;
 	int rc = evaluate(p, k, -1, false, &base);
 	if (rc)
 		return rc;
@@ -168,18 +169,19 @@ static const char *ms(char *buf, size_t size, int64_t ns)
 }
 
 /* What the limit as written does, against the workload unlimited. */
-static void print_now(const struct sim_point *now,
-		      const struct sim_point *base,
-		      const struct sim_scenario *sc)
+static void print_now(const struct cfsbw_sim_point *now,
+		      const struct cfsbw_sim_point *base,
+		      const struct cfsbw_sim_scenario *sc)
 {
 	char a[32], b[32], c[32], d[32];
-	int64_t use = sim_cores_micro(now->usage_ns, now->span_ns);
-	int64_t bp = sim_point_throttled_bp(now);
+	int64_t use = cfsbw_sim_cores_micro(now->usage_ns, now->span_ns);
+	int64_t bp = cfsbw_sim_point_throttled_bp(now);
 	printf("as written: ");
 	if (now->quota_ns < 0) {
 		printf("no quota; ");
 	} else {
-		int64_t lim = sim_cores_micro(now->quota_ns, now->period_ns);
+		int64_t lim =
+			cfsbw_sim_cores_micro(now->quota_ns, now->period_ns);
 		printf("quota %s ms per %s ms (%" PRId64 ".%03" PRId64
 		       " CPU); ",
 		       ms(a, sizeof a, now->quota_ns), ms(b, sizeof b, now->period_ns),
@@ -195,8 +197,9 @@ static void print_now(const struct sim_point *now,
 	       now->nr_throttled, now->nr_periods, bp / 100, bp % 100,
 	       bp > 2500 ? ": CPUThrottlingHigh fires above 25%" : "");
 	for (size_t l = 0; l < now->nr_lines && l < base->nr_lines; l++) {
-		const struct sim_point_line *x = &now->lines[l], *y = &base->lines[l];
-		const struct sim_task_spec *ts = NULL;
+		const struct cfsbw_sim_point_line *x = &now->lines[l],
+						  *y = &base->lines[l];
+		const struct cfsbw_sim_task_spec *ts = NULL;
 		for (size_t t = 0; t < sc->nr_tasks; t++)
 			if (sc->tasks[t].line == x->line)
 				ts = &sc->tasks[t];
@@ -233,7 +236,7 @@ static void print_now(const struct sim_point *now,
 }
 
 /* The seeds' answers, smallest to largest, and the recommendation. */
-static int print_found(const struct plan *p, const struct sim_point *pts,
+static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 		       const char *how)
 {
 	int64_t q[MAX_SEEDS];
@@ -257,7 +260,7 @@ static int print_found(const struct plan *p, const struct sim_point *pts,
 	for (unsigned i = 1; i < n; i++)
 		if (q[i] < lo)
 			lo = q[i];
-	int64_t cores = sim_cores_micro(q[worst], p->period_ns);
+	int64_t cores = cfsbw_sim_cores_micro(q[worst], p->period_ns);
 	printf("%s: %s ms per %s ms (%" PRId64 ".%03" PRId64 " CPU, %" PRId64
 	       "m)",
 	       how, ms(a, sizeof a, q[worst]), ms(b, sizeof b, p->period_ns),
@@ -267,8 +270,8 @@ static int print_found(const struct plan *p, const struct sim_point *pts,
 	else
 		printf("; seeds need %s to %s ms\n", ms(a, sizeof a, lo),
 		       ms(b, sizeof b, q[worst]));
-	const struct sim_point *w = &pts[worst];
-	int64_t bp = sim_point_throttled_bp(w);
+	const struct cfsbw_sim_point *w = &pts[worst];
+	int64_t bp = cfsbw_sim_point_throttled_bp(w);
 	printf("  there: throttled in %" PRId64 ".%02" PRId64 "%% of periods",
 	       bp / 100, bp % 100);
 	for (size_t l = 0; l < w->nr_lines; l++)
@@ -388,8 +391,8 @@ int cli_plan_main(int argc, char **argv)
 		return bad("--burst", burst, "expected a duration, e.g. 20ms");
 
 	/* the scenario as written: checks it, names the group */
-	struct sim_scenario sc;
-	struct sim_point now, base;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_point now, base;
 	int status = cli_sim_prepare(&p.o, NULL, 0, &sc);
 	if (status)
 		goto out;
@@ -435,7 +438,7 @@ int cli_plan_main(int argc, char **argv)
 		       ms(a, sizeof a, p.target_p99_ns));
 	putchar('\n');
 	size_t jobs = p.seeds * (p.with_burst ? 2u : 1u);
-	struct sim_point *pts = calloc(jobs, sizeof(*pts));
+	struct cfsbw_sim_point *pts = calloc(jobs, sizeof(*pts));
 	if (!pts) {
 		status = 1;
 		goto out;
@@ -452,6 +455,6 @@ int cli_plan_main(int argc, char **argv)
 	}
 	free(pts);
 out:
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 	return status;
 }

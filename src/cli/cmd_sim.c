@@ -72,14 +72,14 @@ struct timeline_out {
 	struct cli_svg_timeline *svg;
 };
 
-static void timeline_row(void *ctx, const struct sim_timeline_row *row)
+static void timeline_row(void *ctx, const struct cfsbw_sim_timeline_row *row)
 {
 	struct timeline_out *t = ctx;
 	if (t->svg)
 		cli_svg_timeline_add(t->svg, row);
 	if (!t->f)
 		return;
-	int64_t micro = sim_cores_micro(row->used_ns, row->period_ns);
+	int64_t micro = cfsbw_sim_cores_micro(row->used_ns, row->period_ns);
 	fprintf(t->f,
 		"%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ".%06" PRId64
 		",%u,%" PRId64 "\n",
@@ -92,7 +92,7 @@ static void timeline_row(void *ctx, const struct sim_timeline_row *row)
 static int single_run(const struct cli_sim_opts *o, bool json,
 		      const char *timeline, const char *svg)
 {
-	struct sim_scenario sc;
+	struct cfsbw_sim_scenario sc;
 	struct timeline_out tl = {0};
 	int status = cli_sim_prepare(o, NULL, 0, &sc);
 	if (status)
@@ -136,7 +136,7 @@ out:
 	if (tl.f)
 		fclose(tl.f);
 	cli_svg_timeline_free(tl.svg);
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 	return status;
 }
 

@@ -138,7 +138,7 @@ static bool parse_size(const char *s, size_t *out)
 	return true;
 }
 
-static void print_error(const char *file, const struct sim_error *err)
+static void print_error(const char *file, const struct cfsbw_sim_error *err)
 {
 	if (err->line)
 		fprintf(stderr, "cfsbw %s: %s:%u: %s\n", g_cmd, file, err->line,
@@ -148,7 +148,7 @@ static void print_error(const char *file, const struct sim_error *err)
 }
 
 /* A trace file named in the scenario, relative to the scenario's folder. */
-static int load_trace(const char *scenario, struct sim_task_spec *t)
+static int load_trace(const char *scenario, struct cfsbw_sim_task_spec *t)
 {
 	char path[4096];
 	const char *slash = strrchr(scenario, '/');
@@ -172,8 +172,8 @@ static int load_trace(const char *scenario, struct sim_task_spec *t)
 		free(text);
 		return -1;
 	}
-	struct sim_error err;
-	int rc = sim_replay_parse(t, text, &err);
+	struct cfsbw_sim_error err;
+	int rc = cfsbw_sim_replay_parse(t, text, &err);
 	free(text);
 	if (rc) {
 		fprintf(stderr, "cfsbw %s: %s:%u: in trace ", g_cmd, scenario, t->line);
@@ -203,7 +203,8 @@ static bool parse_u64_text(const char *s, uint64_t max, uint64_t *out)
 	return true;
 }
 
-static int apply_overrides(const struct cli_sim_opts *o, struct sim_scenario *sc)
+static int apply_overrides(const struct cli_sim_opts *o,
+			   struct cfsbw_sim_scenario *sc)
 {
 	uint64_t u;
 	if (o->policy && cfsbw_policy_parse(o->policy, &sc->policy))
@@ -227,12 +228,13 @@ static int apply_overrides(const struct cli_sim_opts *o, struct sim_scenario *sc
 		sc->duration_ns = ns;
 	}
 	if (o->cpus) {
-		if (!parse_u64_text(o->cpus, SIM_MAX_CPUS, &u) || u == 0)
+		if (!parse_u64_text(o->cpus, CFSBW_SIM_MAX_CPUS, &u) || u == 0)
 			return bad_flag("--cpus", o->cpus, "expected 1..4096");
 		sc->nr_cpus = (unsigned)u;
 	}
 	if (o->hz) {
-		if (!parse_u64_text(o->hz, SIM_MAX_HZ, &u) || u < SIM_MIN_HZ)
+		if (!parse_u64_text(o->hz, CFSBW_SIM_MAX_HZ, &u) ||
+		    u < CFSBW_SIM_MIN_HZ)
 			return bad_flag("--hz", o->hz, "expected 100..10000");
 		sc->hz = (unsigned)u;
 	}
@@ -296,7 +298,7 @@ int cli_set_parse(const char *cmd, const char *flag, const char *arg,
 }
 
 const char *cli_set_group(const struct cli_set *s,
-			  const struct sim_scenario *sc)
+			  const struct cfsbw_sim_scenario *sc)
 {
 	if (s->group[0])
 		return s->group;
@@ -312,7 +314,7 @@ const char *cli_set_group(const struct cli_set *s,
 }
 
 /* Append file=value to the group's settings, written after the file's. */
-static int apply_set(const struct cli_set *s, struct sim_scenario *sc)
+static int apply_set(const struct cli_set *s, struct cfsbw_sim_scenario *sc)
 {
 	const char *path = cli_set_group(s, sc);
 	if (!path) {
@@ -331,7 +333,7 @@ static int apply_set(const struct cli_set *s, struct sim_scenario *sc)
 			g_cmd, s->file, s->value);
 		return 2;
 	}
-	struct sim_group_spec *g = NULL;
+	struct cfsbw_sim_group_spec *g = NULL;
 	for (size_t i = 0; i < sc->nr_groups; i++)
 		if (!strcmp(sc->groups[i].path, path))
 			g = &sc->groups[i];
@@ -340,12 +342,12 @@ static int apply_set(const struct cli_set *s, struct sim_scenario *sc)
 			g_cmd, path, s->file, s->value, path, "the scenario");
 		return 2;
 	}
-	struct sim_setting *ns =
+	struct cfsbw_sim_setting *ns =
 		realloc(g->settings, (g->nr_settings + 1) * sizeof(*ns));
 	if (!ns)
 		return 1;
 	g->settings = ns;
-	struct sim_setting *st = &ns[g->nr_settings];
+	struct cfsbw_sim_setting *st = &ns[g->nr_settings];
 	st->file = strdup(s->file);
 	st->value = strdup(value);
 	if (!st->file || !st->value) {
@@ -358,14 +360,14 @@ static int apply_set(const struct cli_set *s, struct sim_scenario *sc)
 }
 
 int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
-		    size_t nr_extra, struct sim_scenario *sc)
+		    size_t nr_extra, struct cfsbw_sim_scenario *sc)
 {
-	struct sim_error err;
+	struct cfsbw_sim_error err;
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
 	g_cmd = o->cmd;
-	sim_scenario_init(sc);
+	cfsbw_sim_scenario_init(sc);
 	if (o->replay) {
 		/* one group, the trace's threads in it, until the last exits
 		 * (at most a day of simulated time) */
@@ -399,7 +401,7 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 			return 2;
 		}
 	}
-	rc = sim_scenario_parse(sc, text, &err);
+	rc = cfsbw_sim_scenario_parse(sc, text, &err);
 	free(text);
 	if (rc) {
 		print_error(o->file, &err);
@@ -416,14 +418,14 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 	/* a replayed trace's path is the user's, not relative to a scenario */
 	const char *base = o->replay ? "-" : o->file;
 	for (size_t i = 0; i < sc->nr_tasks; i++)
-		if (sc->tasks[i].workload == SIM_WL_TRACE &&
+		if (sc->tasks[i].workload == CFSBW_SIM_WL_TRACE &&
 		    load_trace(base, &sc->tasks[i]))
 			return 2;
 	return 0;
 }
 
-int cli_sim_run(const struct cli_sim_opts *o, struct sim_scenario *sc,
-		const struct cli_run *how, struct sim_point *pt)
+int cli_sim_run(const struct cli_sim_opts *o, struct cfsbw_sim_scenario *sc,
+		const struct cli_run *how, struct cfsbw_sim_point *pt)
 {
 	struct mem_budget budget = {.limit = DEFAULT_MAX_MEMORY};
 	if (o->max_memory && !parse_size(o->max_memory, &budget.limit))
@@ -432,11 +434,11 @@ int cli_sim_run(const struct cli_sim_opts *o, struct sim_scenario *sc,
 				"K, M or G");
 	const struct cfsbw_allocator allocator = {budget_alloc, budget_free,
 						  &budget};
-	struct sim_error err;
-	struct sim *s = NULL;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
 	const char *name = o->file;
 	sc->allocator = &allocator;
-	int rc = sim_create(sc, &s, &err);
+	int rc = cfsbw_sim_create(sc, &s, &err);
 	if (rc) {
 		if (rc == -ENOMEM && budget.refused)
 			fprintf(stderr,
@@ -450,8 +452,8 @@ int cli_sim_run(const struct cli_sim_opts *o, struct sim_scenario *sc,
 		return rc == -ENOMEM ? 1 : 2;
 	}
 	if (how->timeline)
-		sim_set_timeline(s, how->timeline, how->timeline_ctx);
-	sim_run(s);
+		cfsbw_sim_set_timeline(s, how->timeline, how->timeline_ctx);
+	cfsbw_sim_run(s);
 	if (budget.refused)
 		fprintf(stderr,
 			"cfsbw %s: %s: the run reached --max-memory %s: "
@@ -459,16 +461,16 @@ int cli_sim_run(const struct cli_sim_opts *o, struct sim_scenario *sc,
 			"counted in the report\n",
 			g_cmd, name, o->max_memory ? o->max_memory : "2G");
 	if (how->report == 2)
-		sim_report_json(s, name, stdout);
+		cfsbw_sim_report_json(s, name, stdout);
 	else if (how->report == 1)
-		sim_report_text(s, name, stdout);
+		cfsbw_sim_report_text(s, name, stdout);
 	rc = 0;
-	if (pt && how->group && sim_point_measure(s, how->group, pt)) {
+	if (pt && how->group && cfsbw_sim_point_measure(s, how->group, pt)) {
 		fprintf(stderr, "cfsbw %s: %s: no group %s\n", g_cmd, name,
 			how->group);
 		rc = 2;
 	}
-	sim_free(s);
+	cfsbw_sim_free(s);
 	sc->allocator = NULL;
 	return rc;
 }

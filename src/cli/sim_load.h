@@ -2,8 +2,8 @@
  * sim_load.h - what `cfsbw sim` and `cfsbw plan` share: a scenario (or a
  * trace to replay) read from files, the command line's overrides and group
  * settings applied, traces loaded, memory under a budget, and one run with
- * its answer (a struct sim_point).  Every error is printed here, naming the
- * file, line or flag; the functions return the exit status to use.
+ * its answer (a struct cfsbw_sim_point).  Every error is printed here, naming
+ * the file, line or flag; the functions return the exit status to use.
  */
 #ifndef CFSBW_CLI_SIM_LOAD_H
 #define CFSBW_CLI_SIM_LOAD_H
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
 #define CLI_MAX_SETS 16
 
@@ -46,10 +46,10 @@ bool cli_set_value(const char *file, const char *text, char *out,
  * (2 bad input, 1 no memory) after printing why.
  */
 int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
-		    size_t nr_extra, struct sim_scenario *sc);
+		    size_t nr_extra, struct cfsbw_sim_scenario *sc);
 /* The group a set names: its own, or the only one below the root. */
 const char *cli_set_group(const struct cli_set *s,
-			  const struct sim_scenario *sc);
+			  const struct cfsbw_sim_scenario *sc);
 
 /*
  * Build and run a prepared scenario, then measure group into *pt (group
@@ -59,10 +59,10 @@ const char *cli_set_group(const struct cli_set *s,
 struct cli_run {
 	const char *group;
 	int report;          /* 0 none, 1 text, 2 JSON */
-	sim_timeline_fn *timeline;
+	cfsbw_sim_timeline_fn *timeline;
 	void *timeline_ctx;
 };
-int cli_sim_run(const struct cli_sim_opts *o, struct sim_scenario *sc,
-		const struct cli_run *how, struct sim_point *pt);
+int cli_sim_run(const struct cli_sim_opts *o, struct cfsbw_sim_scenario *sc,
+		const struct cli_run *how, struct cfsbw_sim_point *pt);
 
 #endif

@@ -188,7 +188,7 @@ struct cli_svg_timeline *cli_svg_timeline_new(void)
 }
 
 void cli_svg_timeline_add(struct cli_svg_timeline *t,
-			  const struct sim_timeline_row *row)
+			  const struct cfsbw_sim_timeline_row *row)
 {
 	struct tl_group *g = NULL;
 	for (size_t i = 0; i < t->n; i++)
@@ -241,14 +241,15 @@ void cli_svg_timeline_free(struct cli_svg_timeline *t)
 
 /* The quota of group path in cores, from the scenario's settings (the
  * last write wins; -1: none). */
-static double quota_cores(const struct sim_scenario *sc, const char *path)
+static double quota_cores(const struct cfsbw_sim_scenario *sc, const char *path)
 {
 	double quota = -1, period = 100000;
 	for (size_t i = 0; i < sc->nr_groups; i++) {
 		if (strcmp(sc->groups[i].path, path))
 			continue;
 		for (size_t k = 0; k < sc->groups[i].nr_settings; k++) {
-			const struct sim_setting *st = &sc->groups[i].settings[k];
+			const struct cfsbw_sim_setting *st =
+				&sc->groups[i].settings[k];
 			if (!strcmp(st->file, "cpu.cfs_quota_us"))
 				quota = strtod(st->value, NULL);
 			else if (!strcmp(st->file, "cpu.cfs_period_us"))
@@ -269,7 +270,8 @@ static double quota_cores(const struct sim_scenario *sc, const char *path)
 }
 
 int cli_svg_timeline_write(struct cli_svg_timeline *t,
-			   const struct sim_scenario *sc, const char *path)
+			   const struct cfsbw_sim_scenario *sc,
+			   const char *path)
 {
 	if (t->oom) {
 		fprintf(stderr, "cfsbw: %s: out of memory for the picture\n",

@@ -48,10 +48,11 @@ static bool write_all(int fd, const void *buf, size_t n)
 struct job_result {
 	uint32_t index;
 	int32_t status;
-	struct sim_point point;
+	struct cfsbw_sim_point point;
 };
 
-int cli_parallel(size_t n, cli_job_fn *job, void *ctx, struct sim_point *out)
+int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
+		 struct cfsbw_sim_point *out)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t workers = cpus < 1 ? 1 : (size_t)cpus;
@@ -169,7 +170,7 @@ struct sweep {
 };
 
 /* Run 0: the group unlimited; run i: the i-th value. */
-static int sweep_job(size_t i, void *ctx, struct sim_point *out)
+static int sweep_job(size_t i, void *ctx, struct cfsbw_sim_point *out)
 {
 	struct sweep *sw = ctx;
 	struct cli_set set = sw->target;
@@ -179,22 +180,23 @@ static int sweep_job(size_t i, void *ctx, struct sim_point *out)
 	} else {
 		snprintf(set.value, sizeof set.value, "%s", sw->values[i - 1]);
 	}
-	struct sim_scenario sc;
+	struct cfsbw_sim_scenario sc;
 	int rc = cli_sim_prepare(sw->o, &set, 1, &sc);
 	if (!rc) {
 		struct cli_run how = {.group = sw->target.group};
 		rc = cli_sim_run(sw->o, &sc, &how, out);
 	}
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 	return rc;
 }
 
-static void print_header(const struct sweep *sw, const struct sim_point *base)
+static void print_header(const struct sweep *sw,
+			 const struct cfsbw_sim_point *base)
 {
 	printf("%-18s %10s %12s %12s", sw->target.file, "cores",
 	       "throttled %", "throttled s");
 	for (size_t l = 0; l < base->nr_lines; l++) {
-		const struct sim_point_line *bl = &base->lines[l];
+		const struct cfsbw_sim_point_line *bl = &base->lines[l];
 		if (bl->count)
 			printf("  line %u: +p50 ms  +p99 ms  +p99.9 ms", bl->line);
 		else
@@ -203,19 +205,19 @@ static void print_header(const struct sweep *sw, const struct sim_point *base)
 	putchar('\n');
 }
 
-static void print_row(const char *value, const struct sim_point *p,
-		      const struct sim_point *base)
+static void print_row(const char *value, const struct cfsbw_sim_point *p,
+		      const struct cfsbw_sim_point *base)
 {
 	char a[32], b[32], c[32];
-	int64_t micro = sim_cores_micro(p->usage_ns, p->span_ns);
-	int64_t bp = sim_point_throttled_bp(p);
+	int64_t micro = cfsbw_sim_cores_micro(p->usage_ns, p->span_ns);
+	int64_t bp = cfsbw_sim_point_throttled_bp(p);
 	printf("%-18s %3" PRId64 ".%06" PRId64 " %9" PRId64 ".%02" PRId64
 	       " %12s",
 	       value, micro / 1000000, micro % 1000000, bp / 100, bp % 100,
 	       cli_fmt_ms(a, sizeof a, p->throttled_time_ns / 1000, false));
 	for (size_t l = 0; l < p->nr_lines && l < base->nr_lines; l++) {
-		const struct sim_point_line *pl = &p->lines[l],
-					    *bl = &base->lines[l];
+		const struct cfsbw_sim_point_line *pl = &p->lines[l],
+						  *bl = &base->lines[l];
 		if (bl->count)
 			printf("  %15s %8s %10s",
 			       cli_fmt_ms(a, sizeof a, pl->p50_ns - bl->p50_ns, true),
@@ -234,26 +236,26 @@ static void print_row(const char *value, const struct sim_point *p,
 	putchar('\n');
 }
 
-static double added_ms(const struct sim_point_line *pl,
-		       const struct sim_point_line *bl)
+static double added_ms(const struct cfsbw_sim_point_line *pl,
+		       const struct cfsbw_sim_point_line *bl)
 {
 	if (bl->count)
 		return (double)(pl->p99_ns - bl->p99_ns) / 1e6;
 	return (double)(pl->last_exit_ns - bl->last_exit_ns) / 1e6;
 }
 
-static int draw(const struct sweep *sw, const struct sim_point *pts,
+static int draw(const struct sweep *sw, const struct cfsbw_sim_point *pts,
 		const char *path)
 {
 	double *x = calloc(sw->n, sizeof(*x)), *thr = calloc(sw->n, sizeof(*thr)),
 	       *lat = calloc(sw->n, sizeof(*lat));
 	int rc = 1;
 	if (x && thr && lat) {
-		const struct sim_point *base = &pts[0];
+		const struct cfsbw_sim_point *base = &pts[0];
 		for (size_t i = 0; i < sw->n; i++) {
-			const struct sim_point *p = &pts[i + 1];
+			const struct cfsbw_sim_point *p = &pts[i + 1];
 			x[i] = strtod(sw->values[i], NULL);
-			thr[i] = (double)sim_point_throttled_bp(p) / 100;
+			thr[i] = (double)cfsbw_sim_point_throttled_bp(p) / 100;
 			lat[i] = base->nr_lines && p->nr_lines
 					 ? added_ms(&p->lines[0], &base->lines[0])
 					 : NAN;
@@ -283,7 +285,7 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 		   const char *svg, bool json)
 {
 	struct sweep sw = {.o = o};
-	struct sim_scenario sc;
+	struct cfsbw_sim_scenario sc;
 	if (json) {
 		fprintf(stderr, "cfsbw sim: --sweep prints a table; --json is "
 				"for single runs\n");
@@ -317,7 +319,7 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 	}
 	if (g != sw.target.group)
 		snprintf(sw.target.group, sizeof sw.target.group, "%s", g);
-	struct sim_point *pts = calloc(sw.n + 1, sizeof(*pts));
+	struct cfsbw_sim_point *pts = calloc(sw.n + 1, sizeof(*pts));
 	if (!pts) {
 		status = 1;
 		goto out_sc;
@@ -339,7 +341,7 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 	}
 	free(pts);
 out_sc:
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 out:
 	free(sw.values);
 	return status;

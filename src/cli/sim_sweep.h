@@ -11,8 +11,9 @@
 
 /* Run job(i) for i in [0, n) in worker processes (as many as CPUs), each
  * filling out[i].  Returns 0, or the first failing job's exit status. */
-typedef int cli_job_fn(size_t i, void *ctx, struct sim_point *out);
-int cli_parallel(size_t n, cli_job_fn *job, void *ctx, struct sim_point *out);
+typedef int cli_job_fn(size_t i, void *ctx, struct cfsbw_sim_point *out);
+int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
+		 struct cfsbw_sim_point *out);
 
 int cli_sweep_main(const struct cli_sim_opts *o, const char *sweep,
 		   const char *svg, bool json);
@@ -34,9 +35,10 @@ int cli_svg_sweep_write(const char *path, const char *title,
 struct cli_svg_timeline;
 struct cli_svg_timeline *cli_svg_timeline_new(void);
 void cli_svg_timeline_add(struct cli_svg_timeline *t,
-			  const struct sim_timeline_row *row);
+			  const struct cfsbw_sim_timeline_row *row);
 int cli_svg_timeline_write(struct cli_svg_timeline *t,
-			   const struct sim_scenario *sc, const char *path);
+			   const struct cfsbw_sim_scenario *sc,
+			   const char *path);
 void cli_svg_timeline_free(struct cli_svg_timeline *t);
 
 #endif

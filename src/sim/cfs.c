@@ -110,7 +110,7 @@ static void ph_remove(struct sim_cfs_rq *q, struct sim_entity *se)
 	n->child = n->next = n->prev = NULL;
 }
 
-void __cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
+void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
 {
 	q->root = NULL;
 	q->load = 0;
@@ -120,12 +120,13 @@ void __cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
 	q->owner = owner;
 }
 
-struct sim_entity *__cfs_first(const struct sim_cfs_rq *q)
+struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q)
 {
 	return q->root ? entity_of(q->root) : NULL;
 }
 
-int64_t __cfs_calc_delta_fair(int64_t delta, const struct sim_entity *se)
+int64_t cfsbw_sim__cfs_calc_delta_fair(int64_t delta,
+				       const struct sim_entity *se)
 {
 	if (se->weight == NICE_0_LOAD)
 		return delta;
@@ -133,7 +134,7 @@ int64_t __cfs_calc_delta_fair(int64_t delta, const struct sim_entity *se)
 }
 
 /* min_vruntime only moves forward: it is the queue's notion of "now". */
-void __cfs_update_min_vruntime(struct sim_cfs_rq *q)
+void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q)
 {
 	bool have = false;
 	int64_t v = 0;
@@ -141,7 +142,7 @@ void __cfs_update_min_vruntime(struct sim_cfs_rq *q)
 		v = q->curr->vruntime;
 		have = true;
 	}
-	struct sim_entity *first = __cfs_first(q);
+	struct sim_entity *first = cfsbw_sim__cfs_first(q);
 	if (first && (!have || vtime_before(first->vruntime, v))) {
 		v = first->vruntime;
 		have = true;
@@ -150,7 +151,7 @@ void __cfs_update_min_vruntime(struct sim_cfs_rq *q)
 		q->min_vruntime = v;
 }
 
-void __cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(se->on_rq);
 	se->cfs_rq = q;
@@ -161,7 +162,7 @@ void __cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 		ph_insert(q, se);
 }
 
-void __cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+void cfsbw_sim__cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(!se->on_rq || se->cfs_rq != q);
 	q->load -= se->weight;
@@ -170,11 +171,11 @@ void __cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 	/* curr stays curr until it is put back (put_prev_entity) */
 	if (q->curr != se)
 		ph_remove(q, se);
-	__cfs_update_min_vruntime(q);
+	cfsbw_sim__cfs_update_min_vruntime(q);
 }
 
 /* se stops running: back into its queue if it is still runnable. */
-void __cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+void cfsbw_sim__cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(q->curr != se);
 	q->curr = NULL;
@@ -183,7 +184,7 @@ void __cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 }
 
 /* se starts running: out of the heap, the queue's curr. */
-void __cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+void cfsbw_sim__cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(q->curr || !se->on_rq);
 	ph_remove(q, se);
@@ -195,7 +196,8 @@ void __cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se)
  * The wall-clock share of the latency period se deserves, down its whole
  * path: period * w / load at each level (sched_slice).
  */
-int64_t __cfs_sched_slice(const struct sim *s, const struct sim_entity *se)
+int64_t cfsbw_sim__cfs_sched_slice(const struct cfsbw_sim *s,
+				   const struct sim_entity *se)
 {
 	unsigned nr = se->cfs_rq->nr_running + (se->on_rq ? 0 : 1);
 	uint64_t slice = (uint64_t)(nr > s->nr_latency
@@ -214,8 +216,8 @@ int64_t __cfs_sched_slice(const struct sim *s, const struct sim_entity *se)
  * gets at most half a latency period of credit for having slept
  * (GENTLE_FAIR_SLEEPERS), so a long sleeper cannot monopolise the CPU.
  */
-void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
-			struct sim_entity *se)
+void cfsbw_sim__cfs_place_entity(const struct cfsbw_sim *s,
+				 struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	int64_t v = q->min_vruntime - s->latency_ns / 2;
 	if (vtime_before(se->vruntime, v))
@@ -223,7 +225,7 @@ void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
 }
 
 /* One group's weight on one CPU: shares * local load / group load. */
-void __cfs_reweight_group(struct sim_group *g, unsigned cpu)
+void cfsbw_sim__cfs_reweight_group(struct sim_group *g, unsigned cpu)
 {
 	struct sim_gcpu *gc = &g->pc[cpu];
 	/* R8: a throttled queue takes no share of the group's weight. */
@@ -242,11 +244,12 @@ void __cfs_reweight_group(struct sim_group *g, unsigned cpu)
 	se->weight = w;
 }
 
-void __cfs_reweight_path(struct sim *s, struct sim_group *g, unsigned cpu)
+void cfsbw_sim__cfs_reweight_path(struct cfsbw_sim *s, struct sim_group *g,
+				  unsigned cpu)
 {
 	(void)s;
 	for (; g && g->parent; g = g->parent)
-		__cfs_reweight_group(g, cpu);
+		cfsbw_sim__cfs_reweight_group(g, cpu);
 }
 
 /*
@@ -254,7 +257,8 @@ void __cfs_reweight_path(struct sim *s, struct sim_group *g, unsigned cpu)
  * it; stop below a throttled group (R7: its entity stays off its parent's
  * queue, the tasks wait under it).  The caller placed se itself.
  */
-void __cfs_enqueue_path(struct sim *s, struct sim_entity *se, unsigned cpu)
+void cfsbw_sim__cfs_enqueue_path(struct cfsbw_sim *s, struct sim_entity *se,
+				 unsigned cpu)
 {
 	struct sim_group *bottom = se->cfs_rq->owner->group;
 	bool first = true;
@@ -264,48 +268,50 @@ void __cfs_enqueue_path(struct sim *s, struct sim_entity *se, unsigned cpu)
 		struct sim_cfs_rq *q = se->cfs_rq;
 		/* group entities come back as if waking (ENQUEUE_WAKEUP) */
 		if (!first)
-			__cfs_place_entity(s, q, se);
+			cfsbw_sim__cfs_place_entity(s, q, se);
 		first = false;
-		__cfs_enqueue_entity(q, se);
+		cfsbw_sim__cfs_enqueue_entity(q, se);
 		if (se->parent && gcpu_of(se->parent)->throttled)
 			break;
 	}
-	__cfs_reweight_path(s, bottom, cpu);
+	cfsbw_sim__cfs_reweight_path(s, bottom, cpu);
 }
 
 /*
  * Dequeue se and every group entity above it whose queue it leaves empty;
  * an entity already off its queue (throttled) ends the walk.
  */
-void __cfs_dequeue_path(struct sim *s, struct sim_entity *se, unsigned cpu)
+void cfsbw_sim__cfs_dequeue_path(struct cfsbw_sim *s, struct sim_entity *se,
+				 unsigned cpu)
 {
 	struct sim_group *bottom = se->cfs_rq->owner->group;
 	for (;;) {
 		struct sim_cfs_rq *q = se->cfs_rq;
-		__cfs_dequeue_entity(q, se);
+		cfsbw_sim__cfs_dequeue_entity(q, se);
 		if (q->nr_running > 0)
 			break;
 		se = se->parent;
 		if (!se || !se->on_rq)
 			break;
 	}
-	__cfs_reweight_path(s, bottom, cpu);
+	cfsbw_sim__cfs_reweight_path(s, bottom, cpu);
 }
 
 /*
  * At a tick: has curr used its slice of the latency period, or run well
  * past the leftmost entity (check_preempt_tick)?
  */
-bool __cfs_check_preempt_tick(const struct sim *s, struct sim_cfs_rq *q,
-			      struct sim_entity *curr)
+bool cfsbw_sim__cfs_check_preempt_tick(const struct cfsbw_sim *s,
+				       struct sim_cfs_rq *q,
+				       struct sim_entity *curr)
 {
-	int64_t ideal = __cfs_sched_slice(s, curr);
+	int64_t ideal = cfsbw_sim__cfs_sched_slice(s, curr);
 	int64_t ran = curr->sum_exec - curr->prev_sum_exec;
 	if (ran > ideal)
 		return true;
 	if (ran < s->min_gran_ns)
 		return false;
-	struct sim_entity *first = __cfs_first(q);
+	struct sim_entity *first = cfsbw_sim__cfs_first(q);
 	if (!first)
 		return false;
 	int64_t d = vtime_diff(curr->vruntime, first->vruntime);
@@ -316,11 +322,12 @@ bool __cfs_check_preempt_tick(const struct sim *s, struct sim_cfs_rq *q,
  * At a wake-up: does the woken entity se (on the same queue as curr) lead
  * curr by more than the wake-up granularity, scaled to se's weight?
  */
-bool __cfs_wakeup_preempt(const struct sim *s, struct sim_entity *curr,
-			  struct sim_entity *se)
+bool cfsbw_sim__cfs_wakeup_preempt(const struct cfsbw_sim *s,
+				   struct sim_entity *curr,
+				   struct sim_entity *se)
 {
 	int64_t vdiff = vtime_diff(curr->vruntime, se->vruntime);
 	if (vdiff <= 0)
 		return false;
-	return vdiff > __cfs_calc_delta_fair(s->wakeup_gran_ns, se);
+	return vdiff > cfsbw_sim__cfs_calc_delta_fair(s->wakeup_gran_ns, se);
 }

@@ -2,7 +2,7 @@
  * evq.c - the event queue: every timer of the machine, fired in the order
  * of (deadline, sequence number).  The sequence number is taken when a
  * timer is armed, so timers due at the same instant fire in the order they
- * were armed (ends of bursts first, see __timer_arm): the run is
+ * were armed (ends of bursts first, see cfsbw_sim__timer_arm): the run is
  * deterministic whatever the queue's shape.
  *
  * Three tiers, by how far a deadline lies beyond the current bucket of
@@ -237,7 +237,7 @@ static void advance(struct sim_evq *q)
 	}
 }
 
-struct sim_timer *__evq_peek(struct sim_evq *q)
+struct sim_timer *cfsbw_sim__evq_peek(struct sim_evq *q)
 {
 	while (!q->near.len) {
 		if (!q->nr_wheel && !q->far.len)
@@ -257,7 +257,7 @@ static size_t align64(size_t n)
 	return (n + 63) & ~(size_t)63;
 }
 
-size_t __evq_size(uint32_t cap)
+size_t cfsbw_sim__evq_size(uint32_t cap)
 {
 	size_t heap = align64(HEAP_OFFSET + (size_t)cap * sizeof(struct sim_evq_slot));
 	return 2 * heap + align64((size_t)cap * sizeof(uint64_t)) +
@@ -274,7 +274,7 @@ static void *take(char **p, size_t bytes)
 	return r;
 }
 
-void __evq_init(struct sim_evq *q, void *mem, uint32_t cap)
+void cfsbw_sim__evq_init(struct sim_evq *q, void *mem, uint32_t cap)
 {
 	char *p = mem;
 	size_t heap = HEAP_OFFSET + (size_t)cap * sizeof(struct sim_evq_slot);
@@ -302,7 +302,8 @@ void __evq_init(struct sim_evq *q, void *mem, uint32_t cap)
 	q->next_seq = 0;
 }
 
-void __timer_init(struct sim_timer *t, enum sim_timer_kind kind, uint32_t id)
+void cfsbw_sim__timer_init(struct sim_timer *t, enum sim_timer_kind kind,
+			   uint32_t id)
 {
 	t->when = 0;
 	t->seq = 0;
@@ -311,7 +312,7 @@ void __timer_init(struct sim_timer *t, enum sim_timer_kind kind, uint32_t id)
 	t->id = id;
 }
 
-void __evq_add(struct sim_evq *q, struct sim_timer *t)
+void cfsbw_sim__evq_add(struct sim_evq *q, struct sim_timer *t)
 {
 	SIM_BUG_ON(q->nr >= q->cap);
 	t->num = q->nr++;
@@ -327,7 +328,7 @@ void __evq_add(struct sim_evq *q, struct sim_timer *t)
  */
 #define SEQ_LATER (UINT64_C(1) << 63)
 
-void __timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when)
+void cfsbw_sim__timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when)
 {
 	SIM_BUG_ON(when < 0);
 	uint64_t seq = q->next_seq++ | (t->kind == SIM_T_BURST ? 0 : SEQ_LATER);
@@ -338,7 +339,7 @@ void __timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when)
 	insert(q, t);
 }
 
-void __timer_cancel(struct sim_evq *q, struct sim_timer *t)
+void cfsbw_sim__timer_cancel(struct sim_evq *q, struct sim_timer *t)
 {
 	remove_timer(q, t);
 }

@@ -15,7 +15,7 @@
 struct json_parser {
 	const char *p;
 	unsigned line;
-	struct sim_error *err;
+	struct cfsbw_sim_error *err;
 };
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -215,8 +215,8 @@ static int parse_value(struct json_parser *jp, struct json_value *v,
 	return 0;
 }
 
-int __json_parse(const char *text, struct json_value *out,
-		 struct sim_error *err)
+int cfsbw_sim__json_parse(const char *text, struct json_value *out,
+			  struct cfsbw_sim_error *err)
 {
 	struct json_parser jp = {.p = text, .line = 1, .err = err};
 	memset(out, 0, sizeof(*out));
@@ -228,14 +228,14 @@ int __json_parse(const char *text, struct json_value *out,
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
 	}
 	if (rc)
-		__json_free(out);
+		cfsbw_sim__json_free(out);
 	return rc;
 }
 
-void __json_free(struct json_value *v)
+void cfsbw_sim__json_free(struct json_value *v)
 {
 	for (size_t i = 0; i < v->len; i++) {
-		__json_free(&v->items[i]);
+		cfsbw_sim__json_free(&v->items[i]);
 		if (v->keys)
 			free(v->keys[i]);
 	}
@@ -245,7 +245,7 @@ void __json_free(struct json_value *v)
 	memset(v, 0, sizeof(*v));
 }
 
-bool __json_int(const struct json_value *v, long long *out)
+bool cfsbw_sim__json_int(const struct json_value *v, long long *out)
 {
 	if (v->kind != JSON_NUMBER)
 		return false;
@@ -264,7 +264,7 @@ bool __json_int(const struct json_value *v, long long *out)
 	return true;
 }
 
-const char *__json_kind_name(enum json_kind k)
+const char *cfsbw_sim__json_kind_name(enum json_kind k)
 {
 	static const char *const names[] = {"null",   "true or false",
 					    "a number", "a string",

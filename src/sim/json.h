@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
 enum json_kind {
 	JSON_NULL,
@@ -32,13 +32,13 @@ struct json_value {
 	size_t len;
 };
 
-/* Parse text; *out must be freed with __json_free().  Errors name the line
- * and what was expected: -EINVAL (err filled) or -ENOMEM. */
-int __json_parse(const char *text, struct json_value *out,
-		 struct sim_error *err);
-void __json_free(struct json_value *v);
+/* Parse text; *out must be freed with cfsbw_sim__json_free().  Errors name the
+ * line and what was expected: -EINVAL (err filled) or -ENOMEM. */
+int cfsbw_sim__json_parse(const char *text, struct json_value *out,
+			  struct cfsbw_sim_error *err);
+void cfsbw_sim__json_free(struct json_value *v);
 /* A JSON integer, optionally negative, no fraction or exponent. */
-bool __json_int(const struct json_value *v, long long *out);
-const char *__json_kind_name(enum json_kind k);
+bool cfsbw_sim__json_int(const struct json_value *v, long long *out);
+const char *cfsbw_sim__json_kind_name(enum json_kind k);
 
 #endif /* CFSBW_SIM_JSON_H */

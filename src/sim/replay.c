@@ -11,7 +11,7 @@
 #include "common/helpers.h"
 #include "sim/replay.h"
 
-#define MAX_THREADS 1000000u /* SIM_MAX_COUNT: one task each */
+#define MAX_THREADS 1000000u /* CFSBW_SIM_MAX_COUNT: one task each */
 #define MAX_STEPS_TOTAL 50000000u
 
 struct replay_state {
@@ -26,20 +26,21 @@ struct replay_state {
 	size_t cap_times;
 };
 
-void __replay_init(struct replay *r, struct sim_task_spec *t,
-		   struct sim_error *err)
+void cfsbw_sim__replay_init(struct replay *r, struct cfsbw_sim_task_spec *t,
+			    struct cfsbw_sim_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	r->t = t;
 	r->err = err;
-	sim_trace_threads_free(t);
+	cfsbw_sim_trace_threads_free(t);
 	if (err) {
 		err->line = 0;
 		err->msg[0] = '\0';
 	}
 }
 
-int __replay_fail(struct replay *r, unsigned line, const char *fmt, ...)
+int cfsbw_sim__replay_fail(struct replay *r, unsigned line, const char *fmt,
+			   ...)
 {
 	if (r->err) {
 		va_list ap;
@@ -66,7 +67,8 @@ static size_t hash_slot(int64_t key, size_t cap)
 	return (size_t)(h >> 32) & (cap - 1);
 }
 
-bool __replay_find_thread(const struct replay *r, int64_t tid, size_t *idx)
+bool cfsbw_sim__replay_find_thread(const struct replay *r, int64_t tid,
+				   size_t *idx)
 {
 	if (!r->hcap)
 		return false;
@@ -116,16 +118,16 @@ static bool hash_put(struct replay *r, int64_t tid, size_t idx)
 	return true;
 }
 
-int __replay_new_thread(struct replay *r, int64_t tid, const char *name,
-			unsigned line, size_t *idx)
+int cfsbw_sim__replay_new_thread(struct replay *r, int64_t tid,
+				 const char *name, unsigned line, size_t *idx)
 {
-	struct sim_task_spec *t = r->t;
+	struct cfsbw_sim_task_spec *t = r->t;
 	if (t->nr_threads == MAX_THREADS)
-		return __replay_fail(r, line, "more than %u threads",
-				     MAX_THREADS);
+		return cfsbw_sim__replay_fail(r, line, "more than %u threads",
+					      MAX_THREADS);
 	if (t->nr_threads == r->cap) {
 		size_t ncap = r->cap ? 2 * r->cap : 16;
-		struct sim_trace_thread *nt =
+		struct cfsbw_sim_trace_thread *nt =
 			realloc(t->threads, ncap * sizeof(*nt));
 		if (!nt)
 			return replay_oom(r, line);
@@ -137,7 +139,7 @@ int __replay_new_thread(struct replay *r, int64_t tid, const char *name,
 		r->cap = ncap;
 	}
 	size_t i = t->nr_threads;
-	struct sim_trace_thread *th = &t->threads[i];
+	struct cfsbw_sim_trace_thread *th = &t->threads[i];
 	memset(th, 0, sizeof(*th));
 	th->start_gate_progress_ns = -1;
 	memset(&r->st[i], 0, sizeof(r->st[i]));
@@ -154,27 +156,28 @@ int __replay_new_thread(struct replay *r, int64_t tid, const char *name,
 	return 0;
 }
 
-void __replay_exit(struct replay *r, size_t idx)
+void cfsbw_sim__replay_exit(struct replay *r, size_t idx)
 {
 	r->st[idx].exited = true;
 }
 
-bool __replay_exited(const struct replay *r, size_t idx)
+bool cfsbw_sim__replay_exited(const struct replay *r, size_t idx)
 {
 	return r->st[idx].exited;
 }
 
-int __replay_step(struct replay *r, size_t idx,
-		  const struct sim_trace_step *step, unsigned line)
+int cfsbw_sim__replay_step(struct replay *r, size_t idx,
+			   const struct cfsbw_sim_trace_step *step,
+			   unsigned line)
 {
-	struct sim_trace_thread *th = &r->t->threads[idx];
+	struct cfsbw_sim_trace_thread *th = &r->t->threads[idx];
 	struct replay_state *st = &r->st[idx];
 	if (th->nr_steps == st->cap_steps) {
 		if (th->nr_steps >= MAX_STEPS_TOTAL)
-			return __replay_fail(r, line, "more than %u steps",
-					     MAX_STEPS_TOTAL);
+			return cfsbw_sim__replay_fail(
+				r, line, "more than %u steps", MAX_STEPS_TOTAL);
 		size_t ncap = st->cap_steps ? 2 * st->cap_steps : 16;
-		struct sim_trace_step *ns =
+		struct cfsbw_sim_trace_step *ns =
 			realloc(th->steps, ncap * sizeof(*ns));
 		if (!ns)
 			return replay_oom(r, line);
@@ -211,21 +214,25 @@ static int record_times(struct replay *r, size_t idx, int64_t end_ns,
 	return 0;
 }
 
-int __replay_run(struct replay *r, size_t idx, int64_t start_ns,
-		 int64_t end_ns, int64_t ready_ns, bool blocked, unsigned line)
+int cfsbw_sim__replay_run(struct replay *r, size_t idx, int64_t start_ns,
+			  int64_t end_ns, int64_t ready_ns, bool blocked,
+			  unsigned line)
 {
-	struct sim_trace_thread *th = &r->t->threads[idx];
+	struct cfsbw_sim_trace_thread *th = &r->t->threads[idx];
 	struct replay_state *st = &r->st[idx];
 	if (end_ns < start_ns)
-		return __replay_fail(r, line, "a run that ends (%lld) before it "
-				     "starts (%lld)", (long long)end_ns,
-				     (long long)start_ns);
+		return cfsbw_sim__replay_fail(
+			r, line,
+			"a run that ends (%lld) before it "
+			"starts (%lld)",
+			(long long)end_ns, (long long)start_ns);
 	if (st->last_end_ns >= 0 && start_ns < st->last_end_ns)
-		return __replay_fail(r, line,
-				     "thread %s: a run at %lld ns, before its "
-				     "previous run ended (%lld ns)",
-				     th->name, (long long)start_ns,
-				     (long long)st->last_end_ns);
+		return cfsbw_sim__replay_fail(
+			r, line,
+			"thread %s: a run at %lld ns, before its "
+			"previous run ended (%lld ns)",
+			th->name, (long long)start_ns,
+			(long long)st->last_end_ns);
 	if (end_ns == start_ns) {
 		/* no CPU: only whether the thread blocked counts */
 		if (st->last_end_ns >= 0 && blocked && !st->last_blocked) {
@@ -244,11 +251,11 @@ int __replay_run(struct replay *r, size_t idx, int64_t start_ns,
 	} else {
 		if (ready_ns < st->last_end_ns)
 			ready_ns = st->last_end_ns;
-		struct sim_trace_step step = {
+		struct cfsbw_sim_trace_step step = {
 			.run_ns = st->run_ns,
 			.sleep_ns = ready_ns - st->last_end_ns,
 		};
-		int rc = __replay_step(r, idx, &step, line);
+		int rc = cfsbw_sim__replay_step(r, idx, &step, line);
 		if (!rc)
 			rc = record_times(r, idx, st->last_end_ns, ready_ns, line);
 		if (rc)
@@ -298,7 +305,7 @@ static void progress_at(const struct done_at *d, const int64_t *sum,
  */
 static void replay_gates(struct replay *r, int64_t origin)
 {
-	struct sim_task_spec *t = r->t;
+	struct cfsbw_sim_task_spec *t = r->t;
 	size_t n = 0;
 	for (size_t i = 0; i < t->nr_threads; i++) {
 		if (!r->st[i].ends && t->threads[i].nr_steps)
@@ -321,7 +328,7 @@ static void replay_gates(struct replay *r, int64_t origin)
 	for (size_t j = 0; j < n; j++)
 		sum[j] = d[j].run_ns + (j ? sum[j - 1] : 0);
 	for (size_t i = 0; i < t->nr_threads; i++) {
-		struct sim_trace_thread *th = &t->threads[i];
+		struct cfsbw_sim_trace_thread *th = &t->threads[i];
 		int64_t p, since;
 		progress_at(d, sum, n, origin, th->start_ns, &p, &since);
 		th->start_gate_progress_ns = p;
@@ -340,16 +347,18 @@ static void replay_gates(struct replay *r, int64_t origin)
 	free(sum);
 }
 
-int __replay_finish(struct replay *r, const char *format, bool from_zero)
+int cfsbw_sim__replay_finish(struct replay *r, const char *format,
+			     bool from_zero)
 {
-	struct sim_task_spec *t = r->t;
+	struct cfsbw_sim_task_spec *t = r->t;
 	size_t kept = 0;
 	int64_t first = INT64_MAX;
 	for (size_t i = 0; i < t->nr_threads; i++) {
-		struct sim_trace_thread *th = &t->threads[i];
+		struct cfsbw_sim_trace_thread *th = &t->threads[i];
 		if (r->st && r->st[i].run_ns > 0) {
-			struct sim_trace_step step = {.run_ns = r->st[i].run_ns};
-			int rc = __replay_step(r, i, &step, 0);
+			struct cfsbw_sim_trace_step step = {
+				.run_ns = r->st[i].run_ns};
+			int rc = cfsbw_sim__replay_step(r, i, &step, 0);
 			if (!rc)
 				rc = record_times(r, i, r->st[i].last_end_ns, -1, 0);
 			if (rc)
@@ -371,21 +380,23 @@ int __replay_finish(struct replay *r, const char *format, bool from_zero)
 			t->threads[kept++] = t->threads[i];
 	t->nr_threads = kept;
 	if (!kept)
-		return __replay_fail(r, 0, "no thread runs in the trace");
+		return cfsbw_sim__replay_fail(r, 0,
+					      "no thread runs in the trace");
 	if (from_zero && first != 0)
 		for (size_t i = 0; i < kept; i++)
 			t->threads[i].start_ns -= first;
-	if ((uint64_t)t->count * kept > SIM_MAX_COUNT)
-		return __replay_fail(r, 0,
-				     "count=%u times %zu threads: more than %u "
-				     "tasks",
-				     t->count, kept, SIM_MAX_COUNT);
+	if ((uint64_t)t->count * kept > CFSBW_SIM_MAX_COUNT)
+		return cfsbw_sim__replay_fail(
+			r, 0,
+			"count=%u times %zu threads: more than %u "
+			"tasks",
+			t->count, kept, CFSBW_SIM_MAX_COUNT);
 	t->count *= (unsigned)kept;
 	t->trace_format = format;
 	return 0;
 }
 
-void __replay_done(struct replay *r, int rc)
+void cfsbw_sim__replay_done(struct replay *r, int rc)
 {
 	for (size_t i = 0; r->st && i < r->nr_st; i++) {
 		free(r->st[i].ends);
@@ -398,11 +409,11 @@ void __replay_done(struct replay *r, int rc)
 	r->keys = NULL;
 	r->vals = NULL;
 	if (rc)
-		sim_trace_threads_free(r->t);
+		cfsbw_sim_trace_threads_free(r->t);
 }
 
-bool __replay_line(const char **p, char *buf, size_t cap, unsigned *line,
-		   bool *too_long)
+bool cfsbw_sim__replay_line(const char **p, char *buf, size_t cap,
+			    unsigned *line, bool *too_long)
 {
 	const char *s = *p;
 	if (!*s)
@@ -421,7 +432,7 @@ bool __replay_line(const char **p, char *buf, size_t cap, unsigned *line,
 	return true;
 }
 
-int __replay_split(char *buf, char **tok, int max)
+int cfsbw_sim__replay_split(char *buf, char **tok, int max)
 {
 	int nt = 0;
 	for (char *q = buf; *q;) {
@@ -438,12 +449,12 @@ int __replay_split(char *buf, char **tok, int max)
 	return nt;
 }
 
-bool __replay_u64(const char *s, uint64_t *out)
+bool cfsbw_sim__replay_u64(const char *s, uint64_t *out)
 {
 	return *s >= '0' && *s <= '9' && parse_u64(s, out) == 0;
 }
 
-void sim_trace_threads_free(struct sim_task_spec *t)
+void cfsbw_sim_trace_threads_free(struct cfsbw_sim_task_spec *t)
 {
 	for (size_t i = 0; i < t->nr_threads; i++) {
 		free(t->threads[i].name);
@@ -476,8 +487,8 @@ static const char *first_line(const char *text)
 	return p;
 }
 
-int sim_replay_parse(struct sim_task_spec *t, const char *text,
-		     struct sim_error *err)
+int cfsbw_sim_replay_parse(struct cfsbw_sim_task_spec *t, const char *text,
+			   struct cfsbw_sim_error *err)
 {
 	const char *p = text;
 	while (isspace((unsigned char)*p))
@@ -487,9 +498,9 @@ int sim_replay_parse(struct sim_task_spec *t, const char *text,
 					      "exit ", "end "};
 	for (size_t i = 0; i < sizeof records / sizeof *records; i++)
 		if (!strncmp(text, records[i], strlen(records[i])))
-			return sim_replay_parse_cfsbw(t, text, err);
+			return cfsbw_sim_replay_parse_cfsbw(t, text, err);
 	if (*p == '{' || !strncmp(p, "/*", 2) || !strncmp(p, "//", 2))
-		return sim_replay_parse_rtapp(t, text, err);
+		return cfsbw_sim_replay_parse_rtapp(t, text, err);
 	const char *l = first_line(text);
 	const char *eol = strchr(l, '\n');
 	size_t n = eol ? (size_t)(eol - l) : strlen(l);
@@ -500,9 +511,9 @@ int sim_replay_parse(struct sim_task_spec *t, const char *text,
 	for (size_t i = 0; i < sizeof perf_starts / sizeof *perf_starts; i++) {
 		const char *hit = strstr(l, perf_starts[i]);
 		if (hit && (size_t)(hit - l) < n)
-			return sim_replay_parse_perf(t, text, err);
+			return cfsbw_sim_replay_parse_perf(t, text, err);
 	}
-	int rc = sim_trace_parse(t, text, err);
+	int rc = cfsbw_sim_trace_parse(t, text, err);
 	if (!rc)
 		t->trace_format = "csv";
 	return rc;

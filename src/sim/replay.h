@@ -19,8 +19,8 @@
 struct replay_state;
 
 struct replay {
-	struct sim_task_spec *t;
-	struct sim_error *err;
+	struct cfsbw_sim_task_spec *t;
+	struct cfsbw_sim_error *err;
 	struct replay_state *st; /* per thread of t->threads */
 	size_t cap, nr_st;
 	/* thread id -> index in t->threads + 1 (0: empty), open addressing */
@@ -29,50 +29,54 @@ struct replay {
 	size_t hcap, hlen;
 };
 
-void __replay_init(struct replay *r, struct sim_task_spec *t,
-		   struct sim_error *err);
+void cfsbw_sim__replay_init(struct replay *r, struct cfsbw_sim_task_spec *t,
+			    struct cfsbw_sim_error *err);
 /* Fail with a message naming the line; returns -EINVAL. */
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 3, 4)))
 #endif
-int __replay_fail(struct replay *r, unsigned line, const char *fmt, ...);
+int cfsbw_sim__replay_fail(struct replay *r, unsigned line, const char *fmt, ...);
 /* A new thread, named "NAME/TID": *idx is its index.  It replaces an
  * earlier thread of the same id in the lookup (ids are reused). */
-int __replay_new_thread(struct replay *r, int64_t tid, const char *name,
-			unsigned line, size_t *idx);
+int cfsbw_sim__replay_new_thread(struct replay *r, int64_t tid,
+				 const char *name, unsigned line, size_t *idx);
 /* The thread of that id, if any: true and *idx. */
-bool __replay_find_thread(const struct replay *r, int64_t tid, size_t *idx);
+bool cfsbw_sim__replay_find_thread(const struct replay *r, int64_t tid,
+				   size_t *idx);
 /* Thread idx ended: a later thread of the same id is another thread. */
-void __replay_exit(struct replay *r, size_t idx);
-bool __replay_exited(const struct replay *r, size_t idx);
+void cfsbw_sim__replay_exit(struct replay *r, size_t idx);
+bool cfsbw_sim__replay_exited(const struct replay *r, size_t idx);
 /*
  * Thread idx ran from start_ns to end_ns, then blocked (or, !blocked,
  * was preempted).  ready_ns: when it became runnable before this run, or
  * -1 if the format does not say (then: start_ns).  Runs of a thread must
  * not go back in time; the error names the line.
  */
-int __replay_run(struct replay *r, size_t idx, int64_t start_ns,
-		 int64_t end_ns, int64_t ready_ns, bool blocked, unsigned line);
+int cfsbw_sim__replay_run(struct replay *r, size_t idx, int64_t start_ns,
+			  int64_t end_ns, int64_t ready_ns, bool blocked,
+			  unsigned line);
 /* Append a finished step to thread idx (rt-app, which has no runs). */
-int __replay_step(struct replay *r, size_t idx,
-		  const struct sim_trace_step *step, unsigned line);
+int cfsbw_sim__replay_step(struct replay *r, size_t idx,
+			   const struct cfsbw_sim_trace_step *step,
+			   unsigned line);
 /* Close every thread's last step, drop threads with no CPU, shift the
  * starts so that the earliest is at 0 (from_zero: for absolute clocks),
  * and set the line's count. */
-int __replay_finish(struct replay *r, const char *format, bool from_zero);
+int cfsbw_sim__replay_finish(struct replay *r, const char *format,
+			     bool from_zero);
 /*
- * Text helpers of the line-based readers.  __replay_line() copies the next
- * line of *p into buf (without its end of line) and counts it; false at
- * the end of the text; *too_long when it did not fit.  __replay_split()
+ * Text helpers of the line-based readers.  cfsbw_sim__replay_line() copies the
+ * next line of *p into buf (without its end of line) and counts it; false at
+ * the end of the text; *too_long when it did not fit. cfsbw_sim__replay_split()
  * cuts buf at blanks into at most max words: their number, or -1 if more.
- * __replay_u64() reads decimal digits only.
+ * cfsbw_sim__replay_u64() reads decimal digits only.
  */
-bool __replay_line(const char **p, char *buf, size_t cap, unsigned *line,
-		   bool *too_long);
-int __replay_split(char *buf, char **tok, int max);
-bool __replay_u64(const char *s, uint64_t *out);
+bool cfsbw_sim__replay_line(const char **p, char *buf, size_t cap,
+			    unsigned *line, bool *too_long);
+int cfsbw_sim__replay_split(char *buf, char **tok, int max);
+bool cfsbw_sim__replay_u64(const char *s, uint64_t *out);
 
 /* Free what the readers used, and on failure the threads too. */
-void __replay_done(struct replay *r, int rc);
+void cfsbw_sim__replay_done(struct replay *r, int rc);
 
 #endif /* CFSBW_SIM_REPLAY_H */

@@ -12,7 +12,7 @@
 
 #include "sim/sim_int.h"
 
-int64_t sim_cores_micro(int64_t used_ns, int64_t span_ns)
+int64_t cfsbw_sim_cores_micro(int64_t used_ns, int64_t span_ns)
 {
 	if (span_ns <= 0 || used_ns <= 0)
 		return 0;
@@ -25,13 +25,13 @@ int64_t sim_cores_micro(int64_t used_ns, int64_t span_ns)
 	return q * 1000000 + (r * 1000000 + span_ns / 2) / span_ns;
 }
 
-size_t sim_nr_groups(const struct sim *s)
+size_t cfsbw_sim_nr_groups(const struct cfsbw_sim *s)
 {
 	return s->nr_groups;
 }
 
-void sim_group_result(const struct sim *s, size_t i,
-		      struct sim_group_result *out)
+void cfsbw_sim_group_result(const struct cfsbw_sim *s, size_t i,
+			    struct cfsbw_sim_group_result *out)
 {
 	struct sim_group *g = s->groups[i];
 	out->path = cfsbw_group_path(g->cg);
@@ -44,24 +44,25 @@ void sim_group_result(const struct sim *s, size_t i,
 	cfsbw_group_stats(g->cg, &out->stats);
 }
 
-int sim_group_result_by_path(const struct sim *s, const char *path,
-			     struct sim_group_result *out)
+int cfsbw_sim_group_result_by_path(const struct cfsbw_sim *s, const char *path,
+				   struct cfsbw_sim_group_result *out)
 {
 	for (size_t i = 0; i < s->nr_groups; i++) {
 		if (!strcmp(cfsbw_group_path(s->groups[i]->cg), path)) {
-			sim_group_result(s, i, out);
+			cfsbw_sim_group_result(s, i, out);
 			return 0;
 		}
 	}
 	return -2; /* -ENOENT, without <errno.h> in a report file */
 }
 
-size_t sim_nr_lines(const struct sim *s)
+size_t cfsbw_sim_nr_lines(const struct cfsbw_sim *s)
 {
 	return s->nr_lines;
 }
 
-void sim_line_result(const struct sim *s, size_t i, struct sim_line_result *out)
+void cfsbw_sim_line_result(const struct cfsbw_sim *s, size_t i,
+			   struct cfsbw_sim_line_result *out)
 {
 	const struct sim_line *l = &s->lines[i];
 	out->spec = l->spec;
@@ -76,10 +77,10 @@ void sim_line_result(const struct sim *s, size_t i, struct sim_line_result *out)
 	out->latency_lost = l->lat_lost;
 	out->exited = l->exited;
 	out->last_exit_ns = l->last_exit_ns;
-	__line_latency(l, &out->latency);
+	cfsbw_sim__line_latency(l, &out->latency);
 }
 
-void sim_totals(const struct sim *s, struct sim_totals *out)
+void cfsbw_sim_totals(const struct cfsbw_sim *s, struct cfsbw_sim_totals *out)
 {
 	out->nr_cpus = s->nr_cpus;
 	out->hz = s->sc->hz;
@@ -93,7 +94,7 @@ void sim_totals(const struct sim *s, struct sim_totals *out)
 	out->busy_ns = s->busy_ns;
 }
 
-struct cfsbw_tree *sim_tree(struct sim *s)
+struct cfsbw_tree *cfsbw_sim_tree(struct cfsbw_sim *s)
 {
 	return s->tree;
 }
@@ -123,32 +124,33 @@ static const char *fmt_cores(char *buf, size_t n, int64_t micro)
 	return buf;
 }
 
-static bool stat_shown(const struct sim *s, int upstream_only)
+static bool stat_shown(const struct cfsbw_sim *s, int upstream_only)
 {
 	return !upstream_only ||
 	       cfsbw_tree_policy(s->tree) == CFSBW_POLICY_UPSTREAM;
 }
 
-static bool has_latency(enum sim_workload wl)
+static bool has_latency(enum cfsbw_sim_workload wl)
 {
-	return wl == SIM_WL_DUTY || wl == SIM_WL_REQUESTS;
+	return wl == CFSBW_SIM_WL_DUTY || wl == CFSBW_SIM_WL_REQUESTS;
 }
 
-void sim_report_text(const struct sim *s, const char *name, FILE *f)
+void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 {
-	struct sim_totals tot;
+	struct cfsbw_sim_totals tot;
 	char a[32], b[32], c[32];
-	sim_totals(s, &tot);
+	cfsbw_sim_totals(s, &tot);
 
 	fprintf(f, "scenario %s: %u CPUs, HZ %u, %s s simulated, policy %s, "
 		   "slice %" PRId64 " us, seed %" PRIu64 "\n",
 		name, tot.nr_cpus, tot.hz, fmt_sec(a, sizeof a, tot.duration_ns),
 		cfsbw_policy_name(tot.policy), tot.slice_ns / 1000, tot.seed);
-	fprintf(f, "  %" PRIu64 " events, %" PRIu64 " context switches, %" PRIu64
-		   " migrations, machine busy %s of %u cores\n\n",
+	fprintf(f,
+		"  %" PRIu64 " events, %" PRIu64 " context switches, %" PRIu64
+		" migrations, machine busy %s of %u cores\n\n",
 		tot.events, tot.switches, tot.migrations,
 		fmt_cores(b, sizeof b,
-			  sim_cores_micro(tot.busy_ns, tot.duration_ns)),
+			  cfsbw_sim_cores_micro(tot.busy_ns, tot.duration_ns)),
 		tot.nr_cpus);
 
 	int gw = 8;
@@ -164,9 +166,9 @@ void sim_report_text(const struct sim *s, const char *name, FILE *f)
 #undef STAT_HEAD
 	fputc('\n', f);
 	for (size_t i = 0; i < s->nr_groups; i++) {
-		struct sim_group_result r;
+		struct cfsbw_sim_group_result r;
 		char qp[48];
-		sim_group_result(s, i, &r);
+		cfsbw_sim_group_result(s, i, &r);
 		if (r.quota_ns == CFSBW_RUNTIME_INF)
 			snprintf(qp, sizeof qp, "-1/%" PRId64, r.period_ns / 1000);
 		else
@@ -174,7 +176,8 @@ void sim_report_text(const struct sim *s, const char *name, FILE *f)
 				 r.quota_ns / 1000, r.period_ns / 1000);
 		fprintf(f, "%-*s %10s %21s", gw, r.path,
 			fmt_cores(a, sizeof a,
-				  sim_cores_micro(r.usage_ns, tot.duration_ns)),
+				  cfsbw_sim_cores_micro(r.usage_ns,
+							tot.duration_ns)),
 			qp);
 #define STAT_VAL(field, up)                                                    \
 	if (stat_shown(s, up))                                                 \
@@ -188,7 +191,7 @@ void sim_report_text(const struct sim *s, const char *name, FILE *f)
 	char what[256];
 	int width = (int)strlen("line: group workload xcount");
 	for (size_t i = 0; i < s->nr_lines; i++) {
-		const struct sim_task_spec *ts = s->lines[i].spec;
+		const struct cfsbw_sim_task_spec *ts = s->lines[i].spec;
 		int n = snprintf(what, sizeof what, "%u: %s %s x%u", ts->line,
 				 ts->group, ts->text, ts->count);
 		if (n > width)
@@ -198,9 +201,9 @@ void sim_report_text(const struct sim *s, const char *name, FILE *f)
 		"line: group workload xcount", "cpu s", "wait s", "thrott s",
 		"p50 ms", "p99 ms", "max ms");
 	for (size_t i = 0; i < s->nr_lines; i++) {
-		struct sim_line_result r;
+		struct cfsbw_sim_line_result r;
 		char l50[32], l99[32], lmax[32];
-		sim_line_result(s, i, &r);
+		cfsbw_sim_line_result(s, i, &r);
 		snprintf(what, sizeof what, "%u: %s %s x%u", r.spec->line,
 			 r.spec->group, r.spec->text, r.spec->count);
 		fprintf(f, "%-*s %9s %9s %9s", width, what,
@@ -215,7 +218,7 @@ void sim_report_text(const struct sim *s, const char *name, FILE *f)
 				r.latency.count);
 		else if (has_latency(r.spec->workload))
 			fprintf(f, " %10s %10s %10s  (0 done", "-", "-", "-");
-		if (r.spec->workload == SIM_WL_REQUESTS)
+		if (r.spec->workload == CFSBW_SIM_WL_REQUESTS)
 			fprintf(f, ", %" PRIu64 " queued at the end", r.pending);
 		if (r.dropped || r.latency_lost)
 			fprintf(f, "; out of memory: %" PRIu64 " requests dropped, %" PRIu64
@@ -242,11 +245,11 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-void sim_report_json(const struct sim *s, const char *name, FILE *f)
+void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name, FILE *f)
 {
-	struct sim_totals tot;
+	struct cfsbw_sim_totals tot;
 	char a[32];
-	sim_totals(s, &tot);
+	cfsbw_sim_totals(s, &tot);
 
 	fputs("{\"scenario\": {\"name\": ", f);
 	json_str(f, name);
@@ -258,17 +261,20 @@ void sim_report_json(const struct sim *s, const char *name, FILE *f)
 
 	fputs(" \"groups\": {", f);
 	for (size_t i = 0; i < s->nr_groups; i++) {
-		struct sim_group_result r;
-		sim_group_result(s, i, &r);
+		struct cfsbw_sim_group_result r;
+		cfsbw_sim_group_result(s, i, &r);
 		fputs(i ? ",\n  " : "\n  ", f);
 		json_str(f, r.path);
-		fprintf(f, ": {\"usage\": %s, \"cpu_time_ns\": %" PRId64
-			   ", \"quota_us\": %" PRId64 ", \"period_us\": %" PRId64
-			   ", \"shares\": %u, \"throttles\": %" PRIu64,
+		fprintf(f,
+			": {\"usage\": %s, \"cpu_time_ns\": %" PRId64
+			", \"quota_us\": %" PRId64 ", \"period_us\": %" PRId64
+			", \"shares\": %u, \"throttles\": %" PRIu64,
 			fmt_cores(a, sizeof a,
-				  sim_cores_micro(r.usage_ns, tot.duration_ns)),
+				  cfsbw_sim_cores_micro(r.usage_ns,
+							tot.duration_ns)),
 			r.usage_ns,
-			r.quota_ns == CFSBW_RUNTIME_INF ? -1 : r.quota_ns / 1000,
+			r.quota_ns == CFSBW_RUNTIME_INF ? -1
+							: r.quota_ns / 1000,
 			r.period_ns / 1000, r.shares, r.throttles);
 #define STAT_JSON(field, up)                                                   \
 	if (stat_shown(s, up))                                                 \
@@ -279,13 +285,13 @@ void sim_report_json(const struct sim *s, const char *name, FILE *f)
 	}
 	fputs("},\n \"tasks\": [", f);
 	for (size_t i = 0; i < s->nr_lines; i++) {
-		struct sim_line_result r;
-		sim_line_result(s, i, &r);
+		struct cfsbw_sim_line_result r;
+		cfsbw_sim_line_result(s, i, &r);
 		fputs(i ? ",\n  " : "\n  ", f);
 		fprintf(f, "{\"line\": %u, \"group\": ", r.spec->line);
 		json_str(f, r.spec->group);
 		fprintf(f, ", \"workload\": \"%s\", \"args\": ",
-			sim_workload_name(r.spec->workload));
+			cfsbw_sim_workload_name(r.spec->workload));
 		json_str(f, r.spec->text);
 		fprintf(f, ", \"count\": %u, \"cpu_time_ns\": %" PRId64
 			   ", \"wait_time_ns\": %" PRId64
@@ -294,7 +300,7 @@ void sim_report_json(const struct sim *s, const char *name, FILE *f)
 			   ", \"migrations\": %" PRIu64 ", \"completed\": %" PRIu64,
 			r.spec->count, r.cpu_ns, r.wait_ns, r.throttled_ns,
 			r.sleep_ns, r.migrations, r.completed);
-		if (r.spec->workload == SIM_WL_REQUESTS)
+		if (r.spec->workload == CFSBW_SIM_WL_REQUESTS)
 			fprintf(f, ", \"pending\": %" PRIu64 ", \"dropped\": %" PRIu64,
 				r.pending, r.dropped);
 		if (r.latency_lost)
@@ -309,10 +315,11 @@ void sim_report_json(const struct sim *s, const char *name, FILE *f)
 				r.latency.mean_ns);
 		fputc('}', f);
 	}
-	fprintf(f, "],\n \"totals\": {\"events\": %" PRIu64
-		   ", \"switches\": %" PRIu64 ", \"migrations\": %" PRIu64
-		   ", \"cpu_time_ns\": %" PRId64 ", \"usage\": %s}}\n",
+	fprintf(f,
+		"],\n \"totals\": {\"events\": %" PRIu64
+		", \"switches\": %" PRIu64 ", \"migrations\": %" PRIu64
+		", \"cpu_time_ns\": %" PRId64 ", \"usage\": %s}}\n",
 		tot.events, tot.switches, tot.migrations, tot.busy_ns,
 		fmt_cores(a, sizeof a,
-			  sim_cores_micro(tot.busy_ns, tot.duration_ns)));
+			  cfsbw_sim_cores_micro(tot.busy_ns, tot.duration_ns)));
 }

@@ -26,7 +26,7 @@ static inline uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-uint64_t __rng_next(struct sim_rng *r)
+uint64_t cfsbw_sim__rng_next(struct sim_rng *r)
 {
 	uint64_t *s = r->s;
 	uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -89,7 +89,7 @@ static uint64_t log2_fast(const struct sim_rng *r, uint64_t x)
 	return ((uint64_t)k << LOG_FRAC_BITS) + lo + (((hi - lo) * frac) >> 32);
 }
 
-void __rng_seed(struct sim_rng *r, uint64_t seed)
+void cfsbw_sim__rng_seed(struct sim_rng *r, uint64_t seed)
 {
 	uint64_t x = seed;
 	for (int i = 0; i < 4; i++)
@@ -100,12 +100,12 @@ void __rng_seed(struct sim_rng *r, uint64_t seed)
 				   ((uint64_t)10 << LOG_FRAC_BITS);
 }
 
-int64_t __rng_exp(struct sim_rng *r, int64_t mean_ns)
+int64_t cfsbw_sim__rng_exp(struct sim_rng *r, int64_t mean_ns)
 {
 	if (mean_ns <= 0)
 		return 0;
 	/* U = (x + 1) / 2^53 in (0, 1]; -ln U = (53 - log2(x + 1)) ln 2. */
-	uint64_t x = (__rng_next(r) >> 11) + 1;
+	uint64_t x = (cfsbw_sim__rng_next(r) >> 11) + 1;
 	uint64_t e2 = ((uint64_t)53 << LOG_FRAC_BITS) - log2_fast(r, x);
 	/* e2 < 2^36 and LN2_Q28 < 2^28: the product fits in 64 bits. */
 	uint64_t e = (e2 * LN2_Q28) >> 28; /* -ln U, Q30 */

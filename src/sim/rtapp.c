@@ -45,14 +45,14 @@ struct rt_builder {
 static int rfail(struct replay *r, const struct json_value *v,
 		 const char *what, const char *why)
 {
-	return __replay_fail(r, v->line, "%s: %s", what, why);
+	return cfsbw_sim__replay_fail(r, v->line, "%s: %s", what, why);
 }
 
 static int us_field(struct replay *r, const struct json_value *v,
 		    const char *what, int64_t *ns)
 {
 	long long us;
-	if (!__json_int(v, &us) || us < 0 || us > MAX_US)
+	if (!cfsbw_sim__json_int(v, &us) || us < 0 || us > MAX_US)
 		return rfail(r, v, what,
 			     "expected an integer of microseconds, 0..1h");
 	*ns = (int64_t)us * 1000;
@@ -70,19 +70,20 @@ static const struct json_value *member(const struct json_value *o,
 
 static int push_step(struct rt_builder *b, unsigned line)
 {
-	struct sim_trace_step st = {
+	struct cfsbw_sim_trace_step st = {
 		.run_ns = b->run_ns,
 		.sleep_ns = b->sleep_ns,
 		.timer_ns = b->timer_ns,
 		.timer_absolute = b->timer_absolute,
 	};
 	if (b->r->t->threads[b->idx].nr_steps >= MAX_STEPS_PER_TASK)
-		return __replay_fail(b->r, line,
-				     "the task expands to more than %u steps: "
-				     "lower its loops",
-				     MAX_STEPS_PER_TASK);
+		return cfsbw_sim__replay_fail(
+			b->r, line,
+			"the task expands to more than %u steps: "
+			"lower its loops",
+			MAX_STEPS_PER_TASK);
 	b->run_ns = b->sleep_ns = b->timer_ns = 0;
-	return __replay_step(b->r, b->idx, &st, line);
+	return cfsbw_sim__replay_step(b->r, b->idx, &st, line);
 }
 
 static int ev_timer(struct rt_builder *b, const struct json_value *v,
@@ -109,20 +110,22 @@ static int ev_timer(struct rt_builder *b, const struct json_value *v,
 			    !strcmp(f->text, "absolute"))) {
 			absolute = !strcmp(f->text, "absolute");
 		} else {
-			return __replay_fail(r, f->line,
-					     "timer field '%s': not supported "
-					     "(ref: a string, period: us, "
-					     "mode: relative or absolute)",
-					     k);
+			return cfsbw_sim__replay_fail(
+				r, f->line,
+				"timer field '%s': not supported "
+				"(ref: a string, period: us, "
+				"mode: relative or absolute)",
+				k);
 		}
 	}
 	if (period <= 0)
 		return rfail(r, v, key, "a timer needs a period above 0");
 	if (b->timer_ref && strcmp(b->timer_ref, ref))
-		return __replay_fail(r, v->line,
-				     "timer '%s': one timer per task is "
-				     "supported (this task also uses '%s')",
-				     ref, b->timer_ref);
+		return cfsbw_sim__replay_fail(
+			r, v->line,
+			"timer '%s': one timer per task is "
+			"supported (this task also uses '%s')",
+			ref, b->timer_ref);
 	b->timer_ref = ref;
 	b->timer_ns = period;
 	b->timer_absolute = absolute;
@@ -161,16 +164,17 @@ static int event(struct rt_builder *b, const char *key,
 	}
 	if (!strncmp(key, "timer", 5))
 		return ev_timer(b, v, key);
-	return __replay_fail(r, v->line,
-			     "event '%s': not supported by the simulator "
-			     "(run, runtime, sleep, timer)",
-			     key);
+	return cfsbw_sim__replay_fail(
+		r, v->line,
+		"event '%s': not supported by the simulator "
+		"(run, runtime, sleep, timer)",
+		key);
 }
 
 static int loop_count(struct replay *r, const struct json_value *v,
 		      long long *n)
 {
-	if (!__json_int(v, n) || *n == 0 || *n < -1)
+	if (!cfsbw_sim__json_int(v, n) || *n == 0 || *n < -1)
 		return rfail(r, v, "loop", "expected -1 (forever) or a count "
 					   "above 0");
 	return 0;
@@ -211,20 +215,22 @@ static int check_task_fields(struct replay *r, const struct json_value *task,
 	const struct json_value *pol = member(task, "policy");
 	if (pol && (pol->kind != JSON_STRING ||
 		    strcmp(pol->text, "SCHED_OTHER")))
-		return __replay_fail(r, pol->line,
-				     "task %s: policy: only SCHED_OTHER is "
-				     "modelled",
-				     name);
+		return cfsbw_sim__replay_fail(
+			r, pol->line,
+			"task %s: policy: only SCHED_OTHER is "
+			"modelled",
+			name);
 	static const char *const unsupported[] = {
 		"priority", "cpus", "taskgroup", "nice", "dl-runtime",
 		"dl-period", "dl-deadline", "util_min", "util_max", "numa"};
 	for (size_t i = 0; i < sizeof unsupported / sizeof *unsupported; i++) {
 		const struct json_value *f = member(task, unsupported[i]);
 		if (f)
-			return __replay_fail(r, f->line,
-					     "task %s: field '%s': not "
-					     "supported by the simulator",
-					     name, unsupported[i]);
+			return cfsbw_sim__replay_fail(
+				r, f->line,
+				"task %s: field '%s': not "
+				"supported by the simulator",
+				name, unsupported[i]);
 	}
 	return 0;
 }
@@ -233,8 +239,10 @@ static int task(struct replay *r, const char *name,
 		const struct json_value *task, int64_t end_ns)
 {
 	if (task->kind != JSON_OBJECT)
-		return __replay_fail(r, task->line, "task %s: expected an "
-						    "object", name);
+		return cfsbw_sim__replay_fail(r, task->line,
+					      "task %s: expected an "
+					      "object",
+					      name);
 	int rc = check_task_fields(r, task, name);
 	if (rc)
 		return rc;
@@ -242,8 +250,8 @@ static int task(struct replay *r, const char *name,
 	int64_t delay = 0;
 	const struct json_value *v, *phases = member(task, "phases");
 	if ((v = member(task, "instance")) &&
-	    (!__json_int(v, &instances) || instances < 1 ||
-	     instances > SIM_MAX_COUNT))
+	    (!cfsbw_sim__json_int(v, &instances) || instances < 1 ||
+	     instances > CFSBW_SIM_MAX_COUNT))
 		return rfail(r, v, "instance", "expected 1..1000000");
 	if ((v = member(task, "loop")) && (rc = loop_count(r, v, &loop)))
 		return rc;
@@ -253,7 +261,7 @@ static int task(struct replay *r, const char *name,
 	if (phases && phases->kind != JSON_OBJECT)
 		return rfail(r, phases, "phases", "expected an object");
 	struct rt_builder b = {.r = r};
-	if ((rc = __replay_new_thread(r, 0, name, task->line, &b.idx)))
+	if ((rc = cfsbw_sim__replay_new_thread(r, 0, name, task->line, &b.idx)))
 		return rc;
 	for (long long n = 0; n < (loop < 0 ? 1 : loop); n++) {
 		if (!phases) {
@@ -269,10 +277,11 @@ static int task(struct replay *r, const char *name,
 		if (rc)
 			return rc;
 	}
-	struct sim_trace_thread *th = &r->t->threads[b.idx];
+	struct cfsbw_sim_trace_thread *th = &r->t->threads[b.idx];
 	if (!b.any_run)
-		return __replay_fail(r, task->line,
-				     "task %s: no run or runtime event", name);
+		return cfsbw_sim__replay_fail(
+			r, task->line, "task %s: no run or runtime event",
+			name);
 	/* a sleep before the first run delays the start; in a loop, it
 	 * also follows the last step, before the loop begins again */
 	if (loop < 0) {
@@ -286,10 +295,11 @@ static int task(struct replay *r, const char *name,
 	th->loop = loop < 0;
 	for (long long i = 1; i < instances; i++) {
 		size_t k;
-		if ((rc = __replay_new_thread(r, i, name, task->line, &k)))
+		if ((rc = cfsbw_sim__replay_new_thread(r, i, name, task->line,
+						       &k)))
 			return rc;
-		struct sim_trace_thread *first = &r->t->threads[b.idx];
-		struct sim_trace_thread *copy = &r->t->threads[k];
+		struct cfsbw_sim_trace_thread *first = &r->t->threads[b.idx];
+		struct cfsbw_sim_trace_thread *copy = &r->t->threads[k];
 		copy->start_ns = first->start_ns;
 		copy->end_ns = end_ns;
 		copy->loop = first->loop;
@@ -314,7 +324,7 @@ static int global(struct replay *r, const struct json_value *g,
 		const struct json_value *v = &g->items[i];
 		long long s;
 		if (!strcmp(k, "duration")) {
-			if (!__json_int(v, &s) || s < -1 || s == 0 ||
+			if (!cfsbw_sim__json_int(v, &s) || s < -1 || s == 0 ||
 			    s > 30LL * 86400)
 				return rfail(r, v, "duration",
 					     "expected -1 or seconds above 0");
@@ -329,21 +339,22 @@ static int global(struct replay *r, const struct json_value *g,
 		for (size_t n = 0; n < sizeof no_effect / sizeof *no_effect; n++)
 			known |= !strcmp(k, no_effect[n]);
 		if (!known)
-			return __replay_fail(r, v->line,
-					     "global field '%s': not supported "
-					     "by the simulator",
-					     k);
+			return cfsbw_sim__replay_fail(
+				r, v->line,
+				"global field '%s': not supported "
+				"by the simulator",
+				k);
 	}
 	return 0;
 }
 
-int sim_replay_parse_rtapp(struct sim_task_spec *t, const char *text,
-			   struct sim_error *err)
+int cfsbw_sim_replay_parse_rtapp(struct cfsbw_sim_task_spec *t,
+				 const char *text, struct cfsbw_sim_error *err)
 {
 	struct replay r;
 	struct json_value root;
-	__replay_init(&r, t, err);
-	int rc = __json_parse(text, &root, err);
+	cfsbw_sim__replay_init(&r, t, err);
+	int rc = cfsbw_sim__json_parse(text, &root, err);
 	if (rc)
 		return rc;
 	const struct json_value *tasks = NULL;
@@ -358,10 +369,11 @@ int sim_replay_parse_rtapp(struct sim_task_spec *t, const char *text,
 		else if (!strcmp(root.keys[i], "tasks"))
 			tasks = &root.items[i];
 		else
-			rc = __replay_fail(&r, root.items[i].line,
-					   "field '%s': not supported by the "
-					   "simulator (global, tasks)",
-					   root.keys[i]);
+			rc = cfsbw_sim__replay_fail(
+				&r, root.items[i].line,
+				"field '%s': not supported by the "
+				"simulator (global, tasks)",
+				root.keys[i]);
 	}
 	if (rc)
 		goto out;
@@ -373,9 +385,9 @@ int sim_replay_parse_rtapp(struct sim_task_spec *t, const char *text,
 	for (size_t i = 0; !rc && i < tasks->len; i++)
 		rc = task(&r, tasks->keys[i], &tasks->items[i], end_ns);
 	if (!rc)
-		rc = __replay_finish(&r, "rt-app", false);
+		rc = cfsbw_sim__replay_finish(&r, "rt-app", false);
 out:
-	__replay_done(&r, rc);
-	__json_free(&root);
+	cfsbw_sim__replay_done(&r, rc);
+	cfsbw_sim__json_free(&root);
 	return rc;
 }

@@ -4,7 +4,7 @@
  * A scenario is one directive per line; '#' starts a comment (docs/sim.md
  * has the reference).  Values that belong to the core (group files,
  * sysctls) are kept as text and written through the core's file interface
- * by sim_create(), so that the core's own validation (R2) is the one that
+ * by cfsbw_sim_create(), so that the core's own validation (R2) is the one that
  * applies.  Every error names the line and quotes the offending text.
  */
 #include <ctype.h>
@@ -19,11 +19,11 @@
 #define MAX_WORKLOAD_NS (3600 * CFSBW_NSEC_PER_SEC) /* 1 h */
 #define MAX_TRACE_STEPS 10000000u
 
-void sim_scenario_init(struct sim_scenario *sc)
+void cfsbw_sim_scenario_init(struct cfsbw_sim_scenario *sc)
 {
 	memset(sc, 0, sizeof(*sc));
 	sc->nr_cpus = 1;
-	sc->hz = SIM_DEFAULT_HZ;
+	sc->hz = CFSBW_SIM_DEFAULT_HZ;
 	sc->duration_ns = 10 * CFSBW_NSEC_PER_SEC;
 	sc->seed = 1;
 	sc->policy = CFSBW_POLICY_V4;
@@ -38,14 +38,14 @@ static char *dup_str(const char *s)
 	return p;
 }
 
-void sim_scenario_free(struct sim_scenario *sc)
+void cfsbw_sim_scenario_free(struct cfsbw_sim_scenario *sc)
 {
 	for (size_t i = 0; i < sc->nr_sysctls; i++) {
 		free(sc->sysctls[i].name);
 		free(sc->sysctls[i].value);
 	}
 	for (size_t i = 0; i < sc->nr_groups; i++) {
-		struct sim_group_spec *g = &sc->groups[i];
+		struct cfsbw_sim_group_spec *g = &sc->groups[i];
 		for (size_t k = 0; k < g->nr_settings; k++) {
 			free(g->settings[k].file);
 			free(g->settings[k].value);
@@ -54,23 +54,24 @@ void sim_scenario_free(struct sim_scenario *sc)
 		free(g->path);
 	}
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
-		struct sim_task_spec *t = &sc->tasks[i];
+		struct cfsbw_sim_task_spec *t = &sc->tasks[i];
 		free(t->group);
 		free(t->text);
 		free(t->trace_file);
 		free(t->trace);
-		sim_trace_threads_free(t);
+		cfsbw_sim_trace_threads_free(t);
 	}
 	free(sc->sysctls);
 	free(sc->groups);
 	free(sc->tasks);
-	sim_scenario_init(sc);
+	cfsbw_sim_scenario_init(sc);
 }
 
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static int fail(struct sim_error *err, unsigned line, const char *fmt, ...)
+static int
+fail(struct cfsbw_sim_error *err, unsigned line, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
@@ -82,7 +83,7 @@ static int fail(struct sim_error *err, unsigned line, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static int oom(struct sim_error *err, unsigned line)
+static int oom(struct cfsbw_sim_error *err, unsigned line)
 {
 	if (err) {
 		err->line = line;
@@ -166,13 +167,14 @@ static bool parse_rate(const char *s, int64_t *gap_ns)
 /* ---- directives ---------------------------------------------------------- */
 
 struct parse_state {
-	struct sim_scenario *sc;
-	struct sim_error *err;
+	struct cfsbw_sim_scenario *sc;
+	struct cfsbw_sim_error *err;
 	unsigned line;
 	unsigned seen_cpus, seen_hz, seen_duration, seen_seed, seen_policy;
 };
 
-static bool group_declared(const struct sim_scenario *sc, const char *path)
+static bool group_declared(const struct cfsbw_sim_scenario *sc,
+			   const char *path)
 {
 	if (!strcmp(path, "/"))
 		return true;
@@ -193,7 +195,7 @@ static int once(struct parse_state *ps, unsigned *seen, const char *what)
 
 static int dir_group(struct parse_state *ps, char **tok, int nt)
 {
-	struct sim_scenario *sc = ps->sc;
+	struct cfsbw_sim_scenario *sc = ps->sc;
 	if (nt < 2)
 		return fail(ps->err, ps->line, "group: expected 'group PATH [FILE=VALUE...]'");
 	const char *path = tok[1];
@@ -216,8 +218,8 @@ static int dir_group(struct parse_state *ps, char **tok, int nt)
 				    "group '%s': its parent '%s' must be declared before it",
 				    path, parent);
 	}
-	struct sim_group_spec *g = grow((void **)&sc->groups, &sc->nr_groups,
-					sizeof(*g));
+	struct cfsbw_sim_group_spec *g =
+		grow((void **)&sc->groups, &sc->nr_groups, sizeof(*g));
 	if (!g)
 		return oom(ps->err, ps->line);
 	g->line = ps->line;
@@ -228,8 +230,8 @@ static int dir_group(struct parse_state *ps, char **tok, int nt)
 		if (!eq || eq == tok[i])
 			return fail(ps->err, ps->line,
 				    "group %s: '%s' is not FILE=VALUE", path, tok[i]);
-		struct sim_setting *st = grow((void **)&g->settings,
-					      &g->nr_settings, sizeof(*st));
+		struct cfsbw_sim_setting *st = grow(
+			(void **)&g->settings, &g->nr_settings, sizeof(*st));
 		if (!st)
 			return oom(ps->err, ps->line);
 		*eq = '\0';
@@ -243,37 +245,37 @@ static int dir_group(struct parse_state *ps, char **tok, int nt)
 }
 
 /* The k=v arguments a workload accepts. */
-static bool key_allowed(enum sim_workload wl, const char *key)
+static bool key_allowed(enum cfsbw_sim_workload wl, const char *key)
 {
 	if (!strcmp(key, "count"))
 		return true;
 	switch (wl) {
-	case SIM_WL_BUSY:
+	case CFSBW_SIM_WL_BUSY:
 		return false;
-	case SIM_WL_DUTY:
+	case CFSBW_SIM_WL_DUTY:
 		return !strcmp(key, "run") || !strcmp(key, "sleep") ||
 		       !strcmp(key, "phase");
-	case SIM_WL_REQUESTS:
+	case CFSBW_SIM_WL_REQUESTS:
 		return !strcmp(key, "rate") || !strcmp(key, "service") ||
 		       !strcmp(key, "arrivals");
-	case SIM_WL_TRACE:
+	case CFSBW_SIM_WL_TRACE:
 		return !strcmp(key, "file") || !strcmp(key, "loop");
-	case SIM_WL_COUNT:
+	case CFSBW_SIM_WL_COUNT:
 		break;
 	}
 	return false;
 }
 
-static int task_arg(struct parse_state *ps, struct sim_task_spec *t,
+static int task_arg(struct parse_state *ps, struct cfsbw_sim_task_spec *t,
 		    const char *key, const char *val, const char *tok)
 {
 	uint64_t u;
 	int64_t d;
 	if (!strcmp(key, "count")) {
-		if (!parse_uint(val, 1, SIM_MAX_COUNT, &u))
+		if (!parse_uint(val, 1, CFSBW_SIM_MAX_COUNT, &u))
 			return fail(ps->err, ps->line,
 				    "'%s': count is an integer in 1..%u", tok,
-				    SIM_MAX_COUNT);
+				    CFSBW_SIM_MAX_COUNT);
 		t->count = (unsigned)u;
 	} else if (!strcmp(key, "run") || !strcmp(key, "sleep")) {
 		bool run = key[0] == 'r';
@@ -340,7 +342,7 @@ static int task_arg(struct parse_state *ps, struct sim_task_spec *t,
 
 static int dir_task(struct parse_state *ps, char **tok, int nt)
 {
-	struct sim_scenario *sc = ps->sc;
+	struct cfsbw_sim_scenario *sc = ps->sc;
 	if (nt < 3)
 		return fail(ps->err, ps->line,
 			    "task: expected 'task GROUP WORKLOAD [KEY=VALUE...]'");
@@ -348,16 +350,17 @@ static int dir_task(struct parse_state *ps, char **tok, int nt)
 		return fail(ps->err, ps->line,
 			    "task: no group '%s' (declare it with a group line first)",
 			    tok[1]);
-	enum sim_workload wl = SIM_WL_COUNT;
-	for (unsigned w = 0; w < SIM_WL_COUNT; w++)
-		if (!strcmp(tok[2], sim_workload_name((enum sim_workload)w)))
-			wl = (enum sim_workload)w;
-	if (wl == SIM_WL_COUNT)
+	enum cfsbw_sim_workload wl = CFSBW_SIM_WL_COUNT;
+	for (unsigned w = 0; w < CFSBW_SIM_WL_COUNT; w++)
+		if (!strcmp(tok[2], cfsbw_sim_workload_name(
+					    (enum cfsbw_sim_workload)w)))
+			wl = (enum cfsbw_sim_workload)w;
+	if (wl == CFSBW_SIM_WL_COUNT)
 		return fail(ps->err, ps->line,
 			    "task: unknown workload '%s' (busy, duty, requests, trace)",
 			    tok[2]);
-	struct sim_task_spec *t = grow((void **)&sc->tasks, &sc->nr_tasks,
-				       sizeof(*t));
+	struct cfsbw_sim_task_spec *t =
+		grow((void **)&sc->tasks, &sc->nr_tasks, sizeof(*t));
 	if (!t)
 		return oom(ps->err, ps->line);
 	t->line = ps->line;
@@ -398,22 +401,22 @@ static int dir_task(struct parse_state *ps, char **tok, int nt)
 			return rc;
 	}
 	switch (wl) {
-	case SIM_WL_DUTY:
+	case CFSBW_SIM_WL_DUTY:
 		if (!t->run_ns || t->sleep_ns < 0)
 			return fail(ps->err, ps->line,
 				    "task: duty needs run=DURATION and sleep=DURATION");
 		break;
-	case SIM_WL_REQUESTS:
+	case CFSBW_SIM_WL_REQUESTS:
 		if (!t->mean_gap_ns || !t->service_ns)
 			return fail(ps->err, ps->line,
 				    "task: requests needs rate=R/s and service=DURATION");
 		break;
-	case SIM_WL_TRACE:
+	case CFSBW_SIM_WL_TRACE:
 		if (!t->trace_file)
 			return fail(ps->err, ps->line, "task: trace needs file=FILE");
 		break;
-	case SIM_WL_BUSY:
-	case SIM_WL_COUNT:
+	case CFSBW_SIM_WL_BUSY:
+	case CFSBW_SIM_WL_COUNT:
 		break;
 	}
 	if (t->sleep_ns < 0)
@@ -423,7 +426,7 @@ static int dir_task(struct parse_state *ps, char **tok, int nt)
 
 static int directive(struct parse_state *ps, char **tok, int nt)
 {
-	struct sim_scenario *sc = ps->sc;
+	struct cfsbw_sim_scenario *sc = ps->sc;
 	const char *d = tok[0];
 	uint64_t u;
 	int64_t ns;
@@ -437,8 +440,8 @@ static int directive(struct parse_state *ps, char **tok, int nt)
 		if (nt != 3)
 			return fail(ps->err, ps->line,
 				    "sysctl: expected 'sysctl NAME VALUE'");
-		struct sim_sysctl_spec *y = grow((void **)&sc->sysctls,
-						 &sc->nr_sysctls, sizeof(*y));
+		struct cfsbw_sim_sysctl_spec *y = grow(
+			(void **)&sc->sysctls, &sc->nr_sysctls, sizeof(*y));
 		if (!y)
 			return oom(ps->err, ps->line);
 		y->line = ps->line;
@@ -460,17 +463,18 @@ static int directive(struct parse_state *ps, char **tok, int nt)
 	if (!strcmp(d, "cpus")) {
 		if ((rc = once(ps, &ps->seen_cpus, d)))
 			return rc;
-		if (!parse_uint(v, 1, SIM_MAX_CPUS, &u))
+		if (!parse_uint(v, 1, CFSBW_SIM_MAX_CPUS, &u))
 			return fail(ps->err, ps->line,
-				    "cpus '%s': an integer in 1..%u", v, SIM_MAX_CPUS);
+				    "cpus '%s': an integer in 1..%u", v,
+				    CFSBW_SIM_MAX_CPUS);
 		sc->nr_cpus = (unsigned)u;
 	} else if (!strcmp(d, "hz")) {
 		if ((rc = once(ps, &ps->seen_hz, d)))
 			return rc;
-		if (!parse_uint(v, SIM_MIN_HZ, SIM_MAX_HZ, &u))
+		if (!parse_uint(v, CFSBW_SIM_MIN_HZ, CFSBW_SIM_MAX_HZ, &u))
 			return fail(ps->err, ps->line,
 				    "hz '%s': an integer in %u..%u", v,
-				    SIM_MIN_HZ, SIM_MAX_HZ);
+				    CFSBW_SIM_MIN_HZ, CFSBW_SIM_MAX_HZ);
 		sc->hz = (unsigned)u;
 	} else if (!strcmp(d, "duration")) {
 		if ((rc = once(ps, &ps->seen_duration, d)))
@@ -498,8 +502,8 @@ static int directive(struct parse_state *ps, char **tok, int nt)
 	return 0;
 }
 
-int sim_scenario_parse(struct sim_scenario *sc, const char *text,
-		       struct sim_error *err)
+int cfsbw_sim_scenario_parse(struct cfsbw_sim_scenario *sc, const char *text,
+			     struct cfsbw_sim_error *err)
 {
 	struct parse_state ps = {.sc = sc, .err = err};
 	char buf[4096];
@@ -547,8 +551,8 @@ int sim_scenario_parse(struct sim_scenario *sc, const char *text,
 
 /* ---- traces -------------------------------------------------------------- */
 
-int sim_trace_parse(struct sim_task_spec *t, const char *text,
-		    struct sim_error *err)
+int cfsbw_sim_trace_parse(struct cfsbw_sim_task_spec *t, const char *text,
+			  struct cfsbw_sim_error *err)
 {
 	unsigned line = 0;
 	bool data = false;
@@ -610,14 +614,14 @@ int sim_trace_parse(struct sim_task_spec *t, const char *text,
 				    MAX_TRACE_STEPS);
 		if (t->trace_len == cap) {
 			size_t ncap = cap ? 2 * cap : 64;
-			struct sim_trace_step *np =
+			struct cfsbw_sim_trace_step *np =
 				realloc(t->trace, ncap * sizeof(*np));
 			if (!np)
 				return oom(err, line);
 			t->trace = np;
 			cap = ncap;
 		}
-		t->trace[t->trace_len] = (struct sim_trace_step){
+		t->trace[t->trace_len] = (struct cfsbw_sim_trace_step){
 			.run_ns = (int64_t)run * CFSBW_NSEC_PER_USEC,
 			.sleep_ns = (int64_t)sleep * CFSBW_NSEC_PER_USEC,
 		};

@@ -31,17 +31,17 @@ static void *zalloc_with(const struct cfsbw_allocator *a, size_t n,
 	return alloc_with(a, n, size, true);
 }
 
-void *__sim_zalloc(const struct sim *s, size_t n, size_t size)
+void *cfsbw_sim__zalloc(const struct cfsbw_sim *s, size_t n, size_t size)
 {
 	return alloc_with(s->alloc, n, size, true);
 }
 
-void *__sim_alloc(const struct sim *s, size_t n, size_t size)
+void *cfsbw_sim__alloc(const struct cfsbw_sim *s, size_t n, size_t size)
 {
 	return alloc_with(s->alloc, n, size, false);
 }
 
-void __sim_free(const struct sim *s, void *p)
+void cfsbw_sim__free(const struct cfsbw_sim *s, void *p)
 {
 	if (!p)
 		return;
@@ -62,8 +62,8 @@ static unsigned ilog2u(unsigned v)
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void set_error(struct sim_error *err, unsigned line, const char *fmt,
-		      ...)
+static void
+set_error(struct cfsbw_sim_error *err, unsigned line, const char *fmt, ...)
 {
 	if (!err)
 		return;
@@ -74,14 +74,14 @@ static void set_error(struct sim_error *err, unsigned line, const char *fmt,
 	va_end(ap);
 }
 
-static int add_group(struct sim *s, struct cfsbw_group *cg)
+static int add_group(struct cfsbw_sim *s, struct cfsbw_group *cg)
 {
-	struct sim_group *g = __sim_zalloc(s, 1, sizeof(*g));
+	struct sim_group *g = cfsbw_sim__zalloc(s, 1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	g->pc = __sim_zalloc(s, s->nr_cpus, sizeof(*g->pc));
+	g->pc = cfsbw_sim__zalloc(s, s->nr_cpus, sizeof(*g->pc));
 	if (!g->pc) {
-		__sim_free(s, g);
+		cfsbw_sim__free(s, g);
 		return -ENOMEM;
 	}
 	g->cg = cg;
@@ -92,13 +92,13 @@ static int add_group(struct sim *s, struct cfsbw_group *cg)
 			    : NULL;
 	g->shares = cfsbw_group_shares(cg);
 	cfsbw_group_set_driver_data(cg, g);
-	__timer_init(&g->period_timer, SIM_T_PERIOD, g->index);
-	__timer_init(&g->slack_timer, SIM_T_SLACK, g->index);
-	__timer_init(&g->sample_timer, SIM_T_SAMPLE, g->index);
+	cfsbw_sim__timer_init(&g->period_timer, SIM_T_PERIOD, g->index);
+	cfsbw_sim__timer_init(&g->slack_timer, SIM_T_SLACK, g->index);
+	cfsbw_sim__timer_init(&g->sample_timer, SIM_T_SAMPLE, g->index);
 	for (unsigned c = 0; c < s->nr_cpus; c++) {
 		struct sim_gcpu *gc = &g->pc[c];
 		gc->group = g;
-		__cfs_rq_init(&gc->q, gc);
+		cfsbw_sim__cfs_rq_init(&gc->q, gc);
 		gc->se.my_q = &gc->q;
 		gc->se.weight = MIN_SHARES_WEIGHT;
 		gc->se.id = s->next_entity_id++;
@@ -113,12 +113,12 @@ static int add_group(struct sim *s, struct cfsbw_group *cg)
 	return 0;
 }
 
-static int setup_groups(struct sim *s, struct sim_error *err)
+static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 {
-	const struct sim_scenario *sc = s->sc;
+	const struct cfsbw_sim_scenario *sc = s->sc;
 	int rc;
 	for (size_t i = 0; i < sc->nr_sysctls; i++) {
-		const struct sim_sysctl_spec *y = &sc->sysctls[i];
+		const struct cfsbw_sim_sysctl_spec *y = &sc->sysctls[i];
 		rc = cfsbw_sysctl_write(s->tree, y->name, y->value);
 		if (rc) {
 			set_error(err, y->line, "sysctl %s %s: %s", y->name,
@@ -129,7 +129,7 @@ static int setup_groups(struct sim *s, struct sim_error *err)
 	if ((rc = add_group(s, cfsbw_tree_root(s->tree))))
 		return rc;
 	for (size_t i = 0; i < sc->nr_groups; i++) {
-		const struct sim_group_spec *gs = &sc->groups[i];
+		const struct cfsbw_sim_group_spec *gs = &sc->groups[i];
 		struct cfsbw_group *cg = cfsbw_tree_root(s->tree);
 		bool root = !strcmp(gs->path, "/");
 		/* "group / ..." configures the root, which always exists */
@@ -152,7 +152,7 @@ static int setup_groups(struct sim *s, struct sim_error *err)
 			return rc == -ENOMEM ? rc : -EINVAL;
 		}
 		for (size_t k = 0; k < gs->nr_settings; k++) {
-			const struct sim_setting *st = &gs->settings[k];
+			const struct cfsbw_sim_setting *st = &gs->settings[k];
 			rc = cfsbw_file_write(cg, st->file, st->value, 0);
 			if (rc == -ENOENT) {
 				set_error(err, gs->line,
@@ -180,9 +180,9 @@ static int setup_groups(struct sim *s, struct sim_error *err)
 	return 0;
 }
 
-static int setup_tasks(struct sim *s, struct sim_error *err)
+static int setup_tasks(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 {
-	const struct sim_scenario *sc = s->sc;
+	const struct cfsbw_sim_scenario *sc = s->sc;
 	size_t total = 0;
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
 		struct cfsbw_group *cg =
@@ -196,14 +196,14 @@ static int setup_tasks(struct sim *s, struct sim_error *err)
 		}
 		total += sc->tasks[i].count;
 	}
-	s->lines = __sim_zalloc(s, sc->nr_tasks, sizeof(*s->lines));
-	s->tasks = __sim_zalloc(s, total, sizeof(*s->tasks));
+	s->lines = cfsbw_sim__zalloc(s, sc->nr_tasks, sizeof(*s->lines));
+	s->tasks = cfsbw_sim__zalloc(s, total, sizeof(*s->tasks));
 	if (!s->lines || !s->tasks)
 		return -ENOMEM;
 	s->nr_lines = sc->nr_tasks;
 	size_t k = 0;
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
-		const struct sim_task_spec *ts = &sc->tasks[i];
+		const struct cfsbw_sim_task_spec *ts = &sc->tasks[i];
 		struct sim_line *line = &s->lines[i];
 		struct sim_group *g = cfsbw_group_driver_data(
 			cfsbw_group_find(s->tree, ts->group));
@@ -223,7 +223,7 @@ static int setup_tasks(struct sim *s, struct sim_error *err)
 			t->link.prev = t->link.next = &t->link;
 			if (ts->nr_threads) {
 				/* a replay: one task per thread */
-				const struct sim_trace_thread *th =
+				const struct cfsbw_sim_trace_thread *th =
 					&ts->threads[n % ts->nr_threads];
 				t->steps = th->steps;
 				t->nr_steps = th->nr_steps;
@@ -242,9 +242,10 @@ static int setup_tasks(struct sim *s, struct sim_error *err)
 				t->nr_steps = ts->trace_len;
 				t->steps_loop = ts->trace_loop;
 			}
-			__timer_init(&t->wake, SIM_T_WAKE, (uint32_t)k);
+			cfsbw_sim__timer_init(&t->wake, SIM_T_WAKE,
+					      (uint32_t)k);
 			s->nr_tasks = k + 1;
-			int rc = __workload_init(s, t);
+			int rc = cfsbw_sim__workload_init(s, t);
 			if (rc)
 				return rc;
 		}
@@ -253,34 +254,35 @@ static int setup_tasks(struct sim *s, struct sim_error *err)
 }
 
 /* Number every timer of the machine in the event queue. */
-static void register_timers(struct sim *s)
+static void register_timers(struct cfsbw_sim *s)
 {
 	for (unsigned c = 0; c < s->nr_cpus; c++)
-		__evq_add(&s->evq, &s->cpus[c].burst);
+		cfsbw_sim__evq_add(&s->evq, &s->cpus[c].burst);
 	for (size_t i = 0; i < s->nr_tasks; i++)
-		__evq_add(&s->evq, &s->tasks[i].wake);
+		cfsbw_sim__evq_add(&s->evq, &s->tasks[i].wake);
 	for (size_t i = 0; i < s->nr_groups; i++) {
-		__evq_add(&s->evq, &s->groups[i]->period_timer);
-		__evq_add(&s->evq, &s->groups[i]->slack_timer);
-		__evq_add(&s->evq, &s->groups[i]->sample_timer);
+		cfsbw_sim__evq_add(&s->evq, &s->groups[i]->period_timer);
+		cfsbw_sim__evq_add(&s->evq, &s->groups[i]->slack_timer);
+		cfsbw_sim__evq_add(&s->evq, &s->groups[i]->sample_timer);
 	}
-	__evq_add(&s->evq, &s->tick_timer);
-	__evq_add(&s->evq, &s->balance_timer);
+	cfsbw_sim__evq_add(&s->evq, &s->tick_timer);
+	cfsbw_sim__evq_add(&s->evq, &s->balance_timer);
 }
 
-int sim_create(const struct sim_scenario *sc, struct sim **out,
-	       struct sim_error *err)
+int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
+		     struct cfsbw_sim **out, struct cfsbw_sim_error *err)
 {
 	if (err) {
 		err->line = 0;
 		err->msg[0] = '\0';
 	}
-	if (sc->nr_cpus < 1 || sc->nr_cpus > SIM_MAX_CPUS || sc->hz < SIM_MIN_HZ ||
-	    sc->hz > SIM_MAX_HZ || sc->duration_ns <= 0) {
+	if (sc->nr_cpus < 1 || sc->nr_cpus > CFSBW_SIM_MAX_CPUS ||
+	    sc->hz < CFSBW_SIM_MIN_HZ || sc->hz > CFSBW_SIM_MAX_HZ ||
+	    sc->duration_ns <= 0) {
 		set_error(err, 0, "cpus, hz or duration out of range");
 		return -EINVAL;
 	}
-	struct sim *s = zalloc_with(sc->allocator, 1, sizeof(*s));
+	struct cfsbw_sim *s = zalloc_with(sc->allocator, 1, sizeof(*s));
 	if (!s) {
 		set_error(err, 0, "out of memory");
 		return -ENOMEM;
@@ -301,14 +303,14 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 	/* larger machines balance less often, as Linux's wider domains do:
 	 * 4 ms up to 64 CPUs, 4 ms more per 64 CPUs beyond */
 	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC * (int64_t)((n + 63) / 64);
-	__rng_seed(&s->rng, sc->seed);
-	__timer_init(&s->balance_timer, SIM_T_BALANCE, 0);
-	__timer_init(&s->tick_timer, SIM_T_TICK, 0);
+	cfsbw_sim__rng_seed(&s->rng, sc->seed);
+	cfsbw_sim__timer_init(&s->balance_timer, SIM_T_BALANCE, 0);
+	cfsbw_sim__timer_init(&s->tick_timer, SIM_T_TICK, 0);
 
 	struct cfsbw_tree_config cfg = {
 		.nr_rq = n,
 		.policy = sc->policy,
-		.ops = &__sim_core_ops,
+		.ops = &cfsbw_sim__core_ops,
 		.ctx = s,
 		.allocator = sc->allocator,
 	};
@@ -316,22 +318,23 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 	if (rc) {
 		set_error(err, 0, "cannot create the group tree: %s",
 			  errno_text(rc));
-		__sim_free(s, s);
+		cfsbw_sim__free(s, s);
 		return rc;
 	}
 	rc = -ENOMEM;
-	s->cpus = __sim_zalloc(s, n, sizeof(*s->cpus));
-	s->groups = __sim_zalloc(s, sc->nr_groups + 1, sizeof(*s->groups));
+	s->cpus = cfsbw_sim__zalloc(s, n, sizeof(*s->cpus));
+	s->groups = cfsbw_sim__zalloc(s, sc->nr_groups + 1, sizeof(*s->groups));
 	s->cap_pending = 2 * (size_t)n + sc->nr_groups + 64;
-	s->pending = __sim_zalloc(s, s->cap_pending, sizeof(*s->pending));
-	s->resched_list = __sim_zalloc(s, n, sizeof(*s->resched_list));
-	s->idle_mask = __sim_zalloc(s, (n + 63) / 64, sizeof(*s->idle_mask));
-	s->sort_keys = __sim_zalloc(s, n, sizeof(*s->sort_keys));
+	s->pending = cfsbw_sim__zalloc(s, s->cap_pending, sizeof(*s->pending));
+	s->resched_list = cfsbw_sim__zalloc(s, n, sizeof(*s->resched_list));
+	s->idle_mask =
+		cfsbw_sim__zalloc(s, (n + 63) / 64, sizeof(*s->idle_mask));
+	s->sort_keys = cfsbw_sim__zalloc(s, n, sizeof(*s->sort_keys));
 	if (!s->cpus || !s->groups || !s->pending || !s->resched_list ||
 	    !s->idle_mask || !s->sort_keys)
 		goto fail;
 	for (unsigned c = 0; c < n; c++)
-		__cpu_init(s, c);
+		cfsbw_sim__cpu_init(s, c);
 	if ((rc = setup_groups(s, err)))
 		goto fail;
 	if ((rc = setup_tasks(s, err)))
@@ -341,43 +344,44 @@ int sim_create(const struct sim_scenario *sc, struct sim **out,
 	if (nr_timers > UINT32_MAX - 1)
 		goto fail;
 	/* 64 bytes more, to align it on a cache line */
-	s->evq_mem = __sim_alloc(s, __evq_size((uint32_t)nr_timers) + 64, 1);
+	s->evq_mem = cfsbw_sim__alloc(
+		s, cfsbw_sim__evq_size((uint32_t)nr_timers) + 64, 1);
 	if (!s->evq_mem)
 		goto fail;
-	__evq_init(&s->evq,
-		   (char *)s->evq_mem + (-(uintptr_t)s->evq_mem & 63),
-		   (uint32_t)nr_timers);
+	cfsbw_sim__evq_init(&s->evq,
+			    (char *)s->evq_mem + (-(uintptr_t)s->evq_mem & 63),
+			    (uint32_t)nr_timers);
 	register_timers(s);
 	*out = s;
 	return 0;
 fail:
 	if (rc == -ENOMEM && err && !err->msg[0])
 		set_error(err, 0, "out of memory");
-	sim_free(s);
+	cfsbw_sim_free(s);
 	return rc;
 }
 
-void sim_free(struct sim *s)
+void cfsbw_sim_free(struct cfsbw_sim *s)
 {
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nr_tasks; i++)
-		__workload_free(s, &s->tasks[i]);
+		cfsbw_sim__workload_free(s, &s->tasks[i]);
 	for (size_t i = 0; i < s->nr_lines; i++)
-		__sim_free(s, s->lines[i].lat);
+		cfsbw_sim__free(s, s->lines[i].lat);
 	for (size_t i = 0; i < s->nr_groups; i++) {
-		__sim_free(s, s->groups[i]->pc);
-		__sim_free(s, s->groups[i]);
+		cfsbw_sim__free(s, s->groups[i]->pc);
+		cfsbw_sim__free(s, s->groups[i]);
 	}
 	cfsbw_tree_free(s->tree);
-	__sim_free(s, s->evq_mem);
-	__sim_free(s, s->tasks);
-	__sim_free(s, s->lines);
-	__sim_free(s, s->groups);
-	__sim_free(s, s->cpus);
-	__sim_free(s, s->pending);
-	__sim_free(s, s->resched_list);
-	__sim_free(s, s->idle_mask);
-	__sim_free(s, s->sort_keys);
-	__sim_free(s, s);
+	cfsbw_sim__free(s, s->evq_mem);
+	cfsbw_sim__free(s, s->tasks);
+	cfsbw_sim__free(s, s->lines);
+	cfsbw_sim__free(s, s->groups);
+	cfsbw_sim__free(s, s->cpus);
+	cfsbw_sim__free(s, s->pending);
+	cfsbw_sim__free(s, s->resched_list);
+	cfsbw_sim__free(s, s->idle_mask);
+	cfsbw_sim__free(s, s->sort_keys);
+	cfsbw_sim__free(s, s);
 }

@@ -6,8 +6,10 @@
  *   rng.c       the one seeded generator, exponential samples in integers
  *   cfs.c       the fair-scheduling model: entities, per-CPU queues of
  *               entities ordered by virtual runtime, weights from shares
- *   machine.c   CPUs, ticks, sleep and wake-up, throttling as the core
- *               decides it (R7, R10), load balancing (R8, R9), the run
+ *   machine.c   CPUs, sleep and wake-up, throttling as the core decides
+ *               it (R7, R10), picking what runs
+ *   balance.c   load balancing (R8, R9)
+ *   run.c       ticks, timers, the run
  *   setup.c     building the machine from a scenario, memory
  *   workload.c  busy, duty, requests, trace; latencies
  *   scenario.c  scenario and trace text
@@ -20,7 +22,7 @@
 #define CFSBW_SIM_INT_H
 
 #include "common/helpers.h"
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
 /* A broken invariant of the model: common/helpers.h's BUG_ON. */
 #define SIM_BUG_ON(cond) BUG_ON(cond)
@@ -55,7 +57,8 @@ enum sim_timer_kind {
 struct sim_timer {
 	int64_t when;
 	uint64_t seq;  /* equal deadlines fire in the order they were armed */
-	uint32_t num;  /* its number in the queue's tables (__evq_add) */
+	uint32_t
+		num; /* its number in the queue's tables (cfsbw_sim__evq_add) */
 	uint16_t kind;
 	uint32_t id;
 };
@@ -89,23 +92,24 @@ struct sim_evq {
 	uint64_t next_seq;
 };
 
-/* Room for cap timers (__evq_size() bytes at mem, 64-byte aligned). */
-size_t __evq_size(uint32_t cap);
-void __evq_init(struct sim_evq *q, void *mem, uint32_t cap);
-void __timer_init(struct sim_timer *t, enum sim_timer_kind kind, uint32_t id);
+/* Room for cap timers (cfsbw_sim__evq_size() bytes at mem, 64-byte aligned). */
+size_t cfsbw_sim__evq_size(uint32_t cap);
+void cfsbw_sim__evq_init(struct sim_evq *q, void *mem, uint32_t cap);
+void cfsbw_sim__timer_init(struct sim_timer *t, enum sim_timer_kind kind,
+			   uint32_t id);
 /* Give t its number in q: every timer once, before it is armed. */
-void __evq_add(struct sim_evq *q, struct sim_timer *t);
+void cfsbw_sim__evq_add(struct sim_evq *q, struct sim_timer *t);
 /* Arm (or re-arm) t at when >= 0.  The queue holds every timer: never
  * fails. */
-void __timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when);
-void __timer_cancel(struct sim_evq *q, struct sim_timer *t);
+void cfsbw_sim__timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when);
+void cfsbw_sim__timer_cancel(struct sim_evq *q, struct sim_timer *t);
 static inline bool timer_armed(const struct sim_evq *q,
 			       const struct sim_timer *t)
 {
 	return q->where[t->num] != 0;
 }
 /* The earliest timer, left armed (NULL when none is). */
-struct sim_timer *__evq_peek(struct sim_evq *q);
+struct sim_timer *cfsbw_sim__evq_peek(struct sim_evq *q);
 
 /* ---- rng.c ---------------------------------------------------------- */
 
@@ -116,10 +120,10 @@ struct sim_rng {
 	uint64_t log2_table[SIM_RNG_LOG_TABLE + 1]; /* log2(1 + i/1024), Q30 */
 };
 
-void __rng_seed(struct sim_rng *r, uint64_t seed);
-uint64_t __rng_next(struct sim_rng *r);
+void cfsbw_sim__rng_seed(struct sim_rng *r, uint64_t seed);
+uint64_t cfsbw_sim__rng_next(struct sim_rng *r);
 /* An exponential sample of mean mean_ns (>= 0), in integer arithmetic. */
-int64_t __rng_exp(struct sim_rng *r, int64_t mean_ns);
+int64_t cfsbw_sim__rng_exp(struct sim_rng *r, int64_t mean_ns);
 
 /* ---- cfs.c ---------------------------------------------------------- */
 
@@ -184,27 +188,34 @@ struct sim_group {
 };
 
 struct sim_cpu;
-struct sim;
+struct cfsbw_sim;
 
-int64_t __cfs_calc_delta_fair(int64_t delta, const struct sim_entity *se);
-void __cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner);
-struct sim_entity *__cfs_first(const struct sim_cfs_rq *q);
-void __cfs_update_min_vruntime(struct sim_cfs_rq *q);
-void __cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
-void __cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
-void __cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se);
-void __cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se);
-void __cfs_place_entity(const struct sim *s, struct sim_cfs_rq *q,
-			struct sim_entity *se);
-void __cfs_reweight_group(struct sim_group *g, unsigned cpu);
-void __cfs_reweight_path(struct sim *s, struct sim_group *g, unsigned cpu);
-void __cfs_enqueue_path(struct sim *s, struct sim_entity *se, unsigned cpu);
-void __cfs_dequeue_path(struct sim *s, struct sim_entity *se, unsigned cpu);
-int64_t __cfs_sched_slice(const struct sim *s, const struct sim_entity *se);
-bool __cfs_check_preempt_tick(const struct sim *s, struct sim_cfs_rq *q,
-			      struct sim_entity *curr);
-bool __cfs_wakeup_preempt(const struct sim *s, struct sim_entity *curr,
-			  struct sim_entity *se);
+int64_t cfsbw_sim__cfs_calc_delta_fair(int64_t delta,
+				       const struct sim_entity *se);
+void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner);
+struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q);
+void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q);
+void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
+void cfsbw_sim__cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
+void cfsbw_sim__cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se);
+void cfsbw_sim__cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se);
+void cfsbw_sim__cfs_place_entity(const struct cfsbw_sim *s,
+				 struct sim_cfs_rq *q, struct sim_entity *se);
+void cfsbw_sim__cfs_reweight_group(struct sim_group *g, unsigned cpu);
+void cfsbw_sim__cfs_reweight_path(struct cfsbw_sim *s, struct sim_group *g,
+				  unsigned cpu);
+void cfsbw_sim__cfs_enqueue_path(struct cfsbw_sim *s, struct sim_entity *se,
+				 unsigned cpu);
+void cfsbw_sim__cfs_dequeue_path(struct cfsbw_sim *s, struct sim_entity *se,
+				 unsigned cpu);
+int64_t cfsbw_sim__cfs_sched_slice(const struct cfsbw_sim *s,
+				   const struct sim_entity *se);
+bool cfsbw_sim__cfs_check_preempt_tick(const struct cfsbw_sim *s,
+				       struct sim_cfs_rq *q,
+				       struct sim_entity *curr);
+bool cfsbw_sim__cfs_wakeup_preempt(const struct cfsbw_sim *s,
+				   struct sim_entity *curr,
+				   struct sim_entity *se);
 
 /* ---- the machine (machine.c) ------------------------------------------ */
 
@@ -227,7 +238,7 @@ struct sim_task {
 	struct sim_entity se;
 	struct sim_group *g;
 	struct sim_line *line;
-	const struct sim_task_spec *spec;
+	const struct cfsbw_sim_task_spec *spec;
 	unsigned cpu;
 	enum sim_task_state state;
 	bool runnable;
@@ -241,7 +252,7 @@ struct sim_task {
 	struct sim_request *rq_ring;
 	uint32_t rq_head, rq_len, rq_cap;
 	/* trace: the steps it replays (its thread's, or the CSV's) */
-	const struct sim_trace_step *steps;
+	const struct cfsbw_sim_trace_step *steps;
 	size_t nr_steps;
 	bool steps_loop;
 	int64_t start_ns;      /* its thread's first run */
@@ -256,7 +267,7 @@ struct sim_task {
 };
 
 struct sim_line {
-	const struct sim_task_spec *spec;
+	const struct cfsbw_sim_task_spec *spec;
 	int64_t state_ns[SIM_TS_COUNT];
 	uint64_t migrations;
 	uint64_t completed;
@@ -292,8 +303,8 @@ struct sim_pending {
 	enum sim_pending_op op;
 };
 
-struct sim {
-	const struct sim_scenario *sc;
+struct cfsbw_sim {
+	const struct cfsbw_sim_scenario *sc;
 	const struct cfsbw_allocator *alloc; /* NULL: the C library's */
 	struct cfsbw_tree *tree;
 	unsigned nr_cpus;
@@ -329,7 +340,7 @@ struct sim {
 	uint64_t *sort_keys;
 	uint64_t balance_passes;
 	uint32_t next_entity_id;
-	sim_timeline_fn *timeline;
+	cfsbw_sim_timeline_fn *timeline;
 	void *timeline_ctx;
 	/* totals */
 	uint64_t events, switches, migrations;
@@ -345,33 +356,62 @@ static inline struct sim_task *task_of(struct sim_entity *se)
 
 /* setup.c: memory through the scenario's allocator, zeroed; NULL when
  * n * size overflows or memory ran out. */
-void *__sim_zalloc(const struct sim *s, size_t n, size_t size);
+void *cfsbw_sim__zalloc(const struct cfsbw_sim *s, size_t n, size_t size);
 /* The same, not necessarily zeroed: for arrays filled before they are read
  * (the queues and records that grow during a run). */
-void *__sim_alloc(const struct sim *s, size_t n, size_t size);
-void __sim_free(const struct sim *s, void *p);
+void *cfsbw_sim__alloc(const struct cfsbw_sim *s, size_t n, size_t size);
+void cfsbw_sim__free(const struct cfsbw_sim *s, void *p);
 
 /* machine.c, for setup.c: the core's callbacks, a CPU's first state. */
-extern const struct cfsbw_ops __sim_core_ops;
-void __cpu_init(struct sim *s, unsigned c);
+extern const struct cfsbw_ops cfsbw_sim__core_ops;
+void cfsbw_sim__cpu_init(struct cfsbw_sim *s, unsigned c);
+
+static inline bool group_in_subtree(const struct sim_group *a,
+				    const struct sim_group *top)
+{
+	while (a && a->depth > top->depth)
+		a = a->parent;
+	return a == top;
+}
+
+/* machine.c, for run.c and balance.c */
+void cfsbw_sim__cpu_update_curr(struct cfsbw_sim *s, unsigned c);
+void cfsbw_sim__cpu_resched(struct cfsbw_sim *s, unsigned c);
+void cfsbw_sim__process_resched(struct cfsbw_sim *s);
+void cfsbw_sim__core_drain(struct cfsbw_sim *s);
+void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c);
+void cfsbw_sim__task_attach(struct cfsbw_sim *s, struct sim_task *t,
+			    unsigned c);
+void cfsbw_sim__task_detach(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__task_renormalize(struct sim_task *t, unsigned from,
+				 unsigned to);
+void cfsbw_sim__check_preempt_wakeup(struct cfsbw_sim *s, unsigned c,
+				     struct sim_task *t);
+
+/* balance.c: a CPU about to idle pulls a task (true if it did); the
+ * periodic pass. */
+bool cfsbw_sim__balance_newidle(struct cfsbw_sim *s, unsigned dst);
+void cfsbw_sim__balance(struct cfsbw_sim *s);
 
 /* machine.c, for workload.c */
-void __task_set_state(struct sim *s, struct sim_task *t,
-		      enum sim_task_state st);
-void __task_wake(struct sim *s, struct sim_task *t);
-void __task_sleep(struct sim *s, struct sim_task *t);
-void __task_continue(struct sim *s, struct sim_task *t);
+void cfsbw_sim__task_set_state(struct cfsbw_sim *s, struct sim_task *t,
+			       enum sim_task_state st);
+void cfsbw_sim__task_wake(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__task_sleep(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__task_continue(struct cfsbw_sim *s, struct sim_task *t);
 
 /* workload.c */
-int __workload_init(struct sim *s, struct sim_task *t);
-void __workload_start(struct sim *s, struct sim_task *t);
+int cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t);
 /* The running task t finished its burst: continue, sleep or exit. */
-void __workload_burst_done(struct sim *s, struct sim_task *t);
-void __workload_wake_timer(struct sim *s, struct sim_task *t);
-void __workload_free(struct sim *s, struct sim_task *t);
-void __line_record(struct sim *s, struct sim_line *l, int64_t latency_ns);
-/* After the run: sort the latencies for __line_latency(). */
-void __line_finish(struct sim *s, struct sim_line *l);
-void __line_latency(const struct sim_line *l, struct sim_latency *out);
+void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__workload_free(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
+			    int64_t latency_ns);
+/* After the run: sort the latencies for cfsbw_sim__line_latency(). */
+void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l);
+void cfsbw_sim__line_latency(const struct sim_line *l,
+			     struct cfsbw_sim_latency *out);
 
 #endif /* CFSBW_SIM_INT_H */

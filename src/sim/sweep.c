@@ -9,17 +9,17 @@
  */
 #include <string.h>
 
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
-int sim_point_measure(const struct sim *s, const char *group,
-		      struct sim_point *out)
+int cfsbw_sim_point_measure(const struct cfsbw_sim *s, const char *group,
+			    struct cfsbw_sim_point *out)
 {
-	struct sim_group_result g;
-	struct sim_totals tot;
+	struct cfsbw_sim_group_result g;
+	struct cfsbw_sim_totals tot;
 	memset(out, 0, sizeof(*out));
-	if (sim_group_result_by_path(s, group, &g))
+	if (cfsbw_sim_group_result_by_path(s, group, &g))
 		return -1;
-	sim_totals(s, &tot);
+	cfsbw_sim_totals(s, &tot);
 	out->span_ns = tot.duration_ns;
 	out->usage_ns = g.usage_ns;
 	out->quota_ns = g.quota_ns == CFSBW_RUNTIME_INF ? -1 : g.quota_ns;
@@ -27,14 +27,14 @@ int sim_point_measure(const struct sim *s, const char *group,
 	out->nr_periods = g.stats.nr_periods;
 	out->nr_throttled = g.stats.nr_throttled;
 	out->throttled_time_ns = (int64_t)g.stats.throttled_time;
-	for (size_t i = 0; i < sim_nr_lines(s); i++) {
-		struct sim_line_result r;
-		sim_line_result(s, i, &r);
+	for (size_t i = 0; i < cfsbw_sim_nr_lines(s); i++) {
+		struct cfsbw_sim_line_result r;
+		cfsbw_sim_line_result(s, i, &r);
 		if (!r.latency.count && !r.exited)
 			continue;
-		if (out->nr_lines == SIM_POINT_MAX_LINES)
+		if (out->nr_lines == CFSBW_SIM_POINT_MAX_LINES)
 			break;
-		struct sim_point_line *l = &out->lines[out->nr_lines++];
+		struct cfsbw_sim_point_line *l = &out->lines[out->nr_lines++];
 		l->line = r.spec->line;
 		l->count = r.latency.count;
 		l->p50_ns = r.latency.p50_ns;
@@ -49,7 +49,7 @@ int sim_point_measure(const struct sim *s, const char *group,
 
 /* Throttled periods per 10000 periods: an integer percentage with two
  * decimals, 0 when the group saw no period. */
-int64_t sim_point_throttled_bp(const struct sim_point *p)
+int64_t cfsbw_sim_point_throttled_bp(const struct cfsbw_sim_point *p)
 {
 	if (!p->nr_periods)
 		return 0;

@@ -64,7 +64,7 @@ static bool task_word(char *w, int64_t *tid)
 	if (slash)
 		*slash = '\0';
 	uint64_t v;
-	if (!__replay_u64(open + 1, &v) || v > (uint64_t)INT64_MAX)
+	if (!cfsbw_sim__replay_u64(open + 1, &v) || v > (uint64_t)INT64_MAX)
 		return false;
 	*open = '\0';
 	*tid = (int64_t)v;
@@ -82,13 +82,14 @@ static int parse_line(struct replay *r, unsigned line, char *buf,
 		      struct perf_line *pl)
 {
 	char *tok[MAX_WORDS];
-	int nt = __replay_split(buf, tok, MAX_WORDS);
+	int nt = cfsbw_sim__replay_split(buf, tok, MAX_WORDS);
 	for (int i = 0; i < nt; i++)
 		if (!strcmp(tok[i], "awakened:") || !strcmp(tok[i], "migrated:"))
-			return __replay_fail(r, line,
-					     "a wake-up or migration line: run "
-					     "perf sched timehist without -w "
-					     "and -M");
+			return cfsbw_sim__replay_fail(
+				r, line,
+				"a wake-up or migration line: run "
+				"perf sched timehist without -w "
+				"and -M");
 	if (nt >= 3 && !strcmp(tok[2], "<idle>")) {
 		pl->comm = NULL; /* not a thread */
 		return 0;
@@ -105,31 +106,33 @@ static int parse_line(struct replay *r, unsigned line, char *buf,
 	int rest = name_end < 0 ? 0 : nt - name_end - 1;
 	if (nt < 6 || tok[1][0] != '[' || name_end < 0 || rest < 3 ||
 	    rest > 4)
-		return __replay_fail(r, line,
-				     "expected 'TIME [CPU] COMM[TID] WAIT "
-				     "DELAY RUN [STATE]'");
+		return cfsbw_sim__replay_fail(
+			r, line,
+			"expected 'TIME [CPU] COMM[TID] WAIT "
+			"DELAY RUN [STATE]'");
 	char **num = &tok[name_end + 1];
 	if (!decimal_ns(tok[0], 1000000000, &pl->time_ns) ||
 	    !decimal_ns(num[0], 1000000, &pl->wait_ns) ||
 	    !decimal_ns(num[1], 1000000, &pl->delay_ns) ||
 	    !decimal_ns(num[2], 1000000, &pl->run_ns))
-		return __replay_fail(r, line,
-				     "'%s ... %s %s %s': times are decimals "
-				     "(seconds, then milliseconds)",
-				     tok[0], num[0], num[1], num[2]);
+		return cfsbw_sim__replay_fail(
+			r, line,
+			"'%s ... %s %s %s': times are decimals "
+			"(seconds, then milliseconds)",
+			tok[0], num[0], num[1], num[2]);
 	pl->state = rest == 4 ? num[3][0] : 0;
 	/* the comm may have blanks: join its words back */
 	for (int i = 3; i <= name_end; i++)
 		tok[i][-1] = ' ';
 	if (!task_word(tok[2], &pl->tid))
-		return __replay_fail(r, line, "'%s': expected COMM[TID]",
-				     tok[2]);
+		return cfsbw_sim__replay_fail(
+			r, line, "'%s': expected COMM[TID]", tok[2]);
 	pl->comm = tok[2];
 	return 0;
 }
 
-int sim_replay_parse_perf(struct sim_task_spec *t, const char *text,
-			  struct sim_error *err)
+int cfsbw_sim_replay_parse_perf(struct cfsbw_sim_task_spec *t, const char *text,
+				struct cfsbw_sim_error *err)
 {
 	struct replay r;
 	char buf[LINE_MAX_CHARS];
@@ -137,11 +140,13 @@ int sim_replay_parse_perf(struct sim_task_spec *t, const char *text,
 	unsigned line = 0;
 	bool too_long, header = false;
 	int rc = 0;
-	__replay_init(&r, t, err);
-	while (__replay_line(&p, buf, sizeof buf, &line, &too_long)) {
+	cfsbw_sim__replay_init(&r, t, err);
+	while (cfsbw_sim__replay_line(&p, buf, sizeof buf, &line, &too_long)) {
 		if (too_long) {
-			rc = __replay_fail(&r, line, "line longer than %d "
-					   "characters", LINE_MAX_CHARS - 1);
+			rc = cfsbw_sim__replay_fail(&r, line,
+						    "line longer than %d "
+						    "characters",
+						    LINE_MAX_CHARS - 1);
 			goto out;
 		}
 		const char *s = buf + strspn(buf, " \t");
@@ -158,28 +163,31 @@ int sim_replay_parse_perf(struct sim_task_spec *t, const char *text,
 		if (!pl.comm)
 			continue;
 		size_t idx;
-		bool known = __replay_find_thread(&r, pl.tid, &idx);
-		if ((!known || __replay_exited(&r, idx)) &&
-		    (rc = __replay_new_thread(&r, pl.tid, pl.comm, line, &idx)))
+		bool known = cfsbw_sim__replay_find_thread(&r, pl.tid, &idx);
+		if ((!known || cfsbw_sim__replay_exited(&r, idx)) &&
+		    (rc = cfsbw_sim__replay_new_thread(&r, pl.tid, pl.comm,
+						       line, &idx)))
 			goto out;
 		int64_t start = pl.time_ns - pl.run_ns;
 		int64_t ready = start - pl.delay_ns;
 		bool blocked = pl.state != 'R';
-		rc = __replay_run(&r, idx, start, pl.time_ns,
-				  ready < 0 ? 0 : ready, blocked, line);
+		rc = cfsbw_sim__replay_run(&r, idx, start, pl.time_ns,
+					   ready < 0 ? 0 : ready, blocked,
+					   line);
 		if (rc)
 			goto out;
 		if (pl.state == 'X' || pl.state == 'Z')
-			__replay_exit(&r, idx);
+			cfsbw_sim__replay_exit(&r, idx);
 	}
 	if (!header) {
-		rc = __replay_fail(&r, line,
-				   "no header: expected perf sched timehist's "
-				   "column titles and a line of dashes");
+		rc = cfsbw_sim__replay_fail(
+			&r, line,
+			"no header: expected perf sched timehist's "
+			"column titles and a line of dashes");
 		goto out;
 	}
-	rc = __replay_finish(&r, "perf", true);
+	rc = cfsbw_sim__replay_finish(&r, "perf", true);
 out:
-	__replay_done(&r, rc);
+	cfsbw_sim__replay_done(&r, rc);
 	return rc;
 }

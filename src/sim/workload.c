@@ -27,47 +27,48 @@
 
 #include "sim/sim_int.h"
 
-const char *sim_workload_name(enum sim_workload wl)
+const char *cfsbw_sim_workload_name(enum cfsbw_sim_workload wl)
 {
 	static const char *const names[] = {
 #define SIM_WORKLOAD_NAME(e, name) name,
-		SIM_WORKLOAD_MAP(SIM_WORKLOAD_NAME)
+		CFSBW_SIM_WORKLOAD_MAP(SIM_WORKLOAD_NAME)
 #undef SIM_WORKLOAD_NAME
 	};
-	return (unsigned)wl < SIM_WL_COUNT ? names[wl] : NULL;
+	return (unsigned)wl < CFSBW_SIM_WL_COUNT ? names[wl] : NULL;
 }
 
 #define RING_INITIAL 16u
 
-int __workload_init(struct sim *s, struct sim_task *t)
+int cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
 {
-	if (t->spec->workload != SIM_WL_REQUESTS)
+	if (t->spec->workload != CFSBW_SIM_WL_REQUESTS)
 		return 0;
-	t->rq_ring = __sim_zalloc(s, RING_INITIAL, sizeof(*t->rq_ring));
+	t->rq_ring = cfsbw_sim__zalloc(s, RING_INITIAL, sizeof(*t->rq_ring));
 	if (!t->rq_ring)
 		return -ENOMEM;
 	t->rq_cap = RING_INITIAL;
 	return 0;
 }
 
-void __workload_free(struct sim *s, struct sim_task *t)
+void cfsbw_sim__workload_free(struct cfsbw_sim *s, struct sim_task *t)
 {
-	__sim_free(s, t->rq_ring);
+	cfsbw_sim__free(s, t->rq_ring);
 	t->rq_ring = NULL;
 }
 
-void __line_record(struct sim *s, struct sim_line *l, int64_t latency_ns)
+void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
+			    int64_t latency_ns)
 {
 	if (l->nr_lat == l->cap_lat) {
 		size_t cap = l->cap_lat ? 2 * l->cap_lat : 256;
-		int64_t *p = __sim_alloc(s, cap, sizeof(*p));
+		int64_t *p = cfsbw_sim__alloc(s, cap, sizeof(*p));
 		if (!p) {
 			l->lat_lost++; /* reported, never fatal */
 			return;
 		}
 		if (l->nr_lat)
 			memcpy(p, l->lat, l->nr_lat * sizeof(*p));
-		__sim_free(s, l->lat);
+		cfsbw_sim__free(s, l->lat);
 		l->lat = p;
 		l->cap_lat = cap;
 	}
@@ -89,16 +90,16 @@ static int cmp_i64(const void *a, const void *b)
  * hundred values); qsort() if there is no memory for the second buffer.
  * Runs once per line, after the run.
  */
-void __line_finish(struct sim *s, struct sim_line *l)
+void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l)
 {
 	size_t n = l->nr_lat;
 	if (n < 2)
 		return;
 	unsigned bits = n >= 65536 ? RADIX_MAX_BITS : 8u, radix = 1u << bits;
-	int64_t *tmp = n > 64 ? __sim_alloc(s, n, sizeof(*tmp)) : NULL;
-	size_t *count = tmp ? __sim_alloc(s, radix, sizeof(*count)) : NULL;
+	int64_t *tmp = n > 64 ? cfsbw_sim__alloc(s, n, sizeof(*tmp)) : NULL;
+	size_t *count = tmp ? cfsbw_sim__alloc(s, radix, sizeof(*count)) : NULL;
 	if (!count) {
-		__sim_free(s, tmp);
+		cfsbw_sim__free(s, tmp);
 		qsort(l->lat, n, sizeof(*l->lat), cmp_i64);
 		return;
 	}
@@ -126,12 +127,13 @@ void __line_finish(struct sim *s, struct sim_line *l)
 	}
 	if (src != l->lat)
 		memcpy(l->lat, src, n * sizeof(*src));
-	__sim_free(s, count);
-	__sim_free(s, tmp);
+	cfsbw_sim__free(s, count);
+	cfsbw_sim__free(s, tmp);
 }
 
 /* Nearest-rank percentiles over the sorted latencies. */
-void __line_latency(const struct sim_line *l, struct sim_latency *out)
+void cfsbw_sim__line_latency(const struct sim_line *l,
+			     struct cfsbw_sim_latency *out)
 {
 	size_t n = l->nr_lat;
 	out->count = n;
@@ -156,14 +158,14 @@ static struct sim_request *ring_head(struct sim_task *t)
 	return &t->rq_ring[t->rq_head];
 }
 
-static bool ring_push(struct sim *s, struct sim_task *t, int64_t arrival,
+static bool ring_push(struct cfsbw_sim *s, struct sim_task *t, int64_t arrival,
 		      int64_t service)
 {
 	if (t->rq_len == t->rq_cap) {
 		if (t->rq_cap > UINT32_MAX / 2)
 			return false;
 		uint32_t cap = 2 * t->rq_cap;
-		struct sim_request *p = __sim_alloc(s, cap, sizeof(*p));
+		struct sim_request *p = cfsbw_sim__alloc(s, cap, sizeof(*p));
 		if (!p)
 			return false;
 		/* unwrap: the head's part to the end, then the rest */
@@ -172,7 +174,7 @@ static bool ring_push(struct sim *s, struct sim_task *t, int64_t arrival,
 			first = t->rq_len;
 		memcpy(p, t->rq_ring + t->rq_head, first * sizeof(*p));
 		memcpy(p + first, t->rq_ring, (t->rq_len - first) * sizeof(*p));
-		__sim_free(s, t->rq_ring);
+		cfsbw_sim__free(s, t->rq_ring);
 		t->rq_ring = p;
 		t->rq_cap = cap;
 		t->rq_head = 0;
@@ -194,25 +196,28 @@ static void ring_pop(struct sim_task *t)
 	t->rq_len--;
 }
 
-static int64_t arrival_gap(struct sim *s, const struct sim_task_spec *ts)
+static int64_t arrival_gap(struct cfsbw_sim *s,
+			   const struct cfsbw_sim_task_spec *ts)
 {
-	return ts->arrivals_periodic ? ts->mean_gap_ns
-				     : __rng_exp(&s->rng, ts->mean_gap_ns);
+	return ts->arrivals_periodic
+		       ? ts->mean_gap_ns
+		       : cfsbw_sim__rng_exp(&s->rng, ts->mean_gap_ns);
 }
 
-static int64_t service_sample(struct sim *s, const struct sim_task_spec *ts)
+static int64_t service_sample(struct cfsbw_sim *s,
+			      const struct cfsbw_sim_task_spec *ts)
 {
-	return ts->service_exp ? __rng_exp(&s->rng, ts->service_ns)
+	return ts->service_exp ? cfsbw_sim__rng_exp(&s->rng, ts->service_ns)
 			       : ts->service_ns;
 }
 
-static void arm_wake(struct sim *s, struct sim_task *t, int64_t when)
+static void arm_wake(struct cfsbw_sim *s, struct sim_task *t, int64_t when)
 {
-	__timer_arm(&s->evq, &t->wake, when);
+	cfsbw_sim__timer_arm(&s->evq, &t->wake, when);
 }
 
 /* A task has no more work: it leaves the machine for good. */
-static void task_exit(struct sim *s, struct sim_task *t)
+static void task_exit(struct cfsbw_sim *s, struct sim_task *t)
 {
 	t->exited = true;
 	t->line->exited++;
@@ -226,7 +231,7 @@ static void task_exit(struct sim *s, struct sim_task *t)
  * Waiters are kept in gate order; each completed step releases those whose
  * gate it reached.
  */
-static void gate_wait(struct sim *s, struct sim_task *t, int64_t gate,
+static void gate_wait(struct cfsbw_sim *s, struct sim_task *t, int64_t gate,
 		      int64_t lag)
 {
 	struct sim_line *l = t->line;
@@ -243,7 +248,7 @@ static void gate_wait(struct sim *s, struct sim_task *t, int64_t gate,
 	*p = t;
 }
 
-static void gate_release(struct sim *s, struct sim_line *l)
+static void gate_release(struct cfsbw_sim *s, struct sim_line *l)
 {
 	while (l->gated && l->gated->gate_ns <= l->progress_ns) {
 		struct sim_task *t = l->gated;
@@ -255,37 +260,38 @@ static void gate_release(struct sim *s, struct sim_line *l)
 
 /* ---- the life of a task ------------------------------------------------ */
 
-void __workload_start(struct sim *s, struct sim_task *t)
+void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t)
 {
-	const struct sim_task_spec *ts = t->spec;
+	const struct cfsbw_sim_task_spec *ts = t->spec;
 	t->cycle_start = s->now;
 	switch (ts->workload) {
-	case SIM_WL_BUSY:
+	case CFSBW_SIM_WL_BUSY:
 		t->burst_left = INT64_MAX;
-		__task_wake(s, t);
+		cfsbw_sim__task_wake(s, t);
 		break;
-	case SIM_WL_DUTY: {
+	case CFSBW_SIM_WL_DUTY: {
 		/* phase: the first cycle starts later, the tasks of one line
 		 * out of step with each other when it is random */
 		int64_t phase = ts->phase_ns, cycle = ts->run_ns + ts->sleep_ns;
 		if (ts->phase_random)
-			phase = (int64_t)(__rng_next(&s->rng) % (uint64_t)cycle);
+			phase = (int64_t)(cfsbw_sim__rng_next(&s->rng) %
+					  (uint64_t)cycle);
 		if (phase > 0) {
 			arm_wake(s, t, s->now + phase);
 			break;
 		}
 		t->burst_left = ts->run_ns;
-		__task_wake(s, t);
+		cfsbw_sim__task_wake(s, t);
 		break;
 	}
-	case SIM_WL_REQUESTS:
+	case CFSBW_SIM_WL_REQUESTS:
 		/* periodic arrivals: the first at time 0 */
 		if (ts->arrivals_periodic)
 			arm_wake(s, t, s->now);
 		else
 			arm_wake(s, t, s->now + arrival_gap(s, ts));
 		break;
-	case SIM_WL_TRACE:
+	case CFSBW_SIM_WL_TRACE:
 		t->timer_next_ns = -1;
 		if (t->nr_steps == 0) {
 			task_exit(s, t);
@@ -306,38 +312,38 @@ void __workload_start(struct sim *s, struct sim_task *t)
 			break;
 		}
 		t->burst_left = t->steps[0].run_ns;
-		__task_wake(s, t);
+		cfsbw_sim__task_wake(s, t);
 		break;
-	case SIM_WL_COUNT:
+	case CFSBW_SIM_WL_COUNT:
 		SIM_BUG_ON(1);
 	}
 }
 
-void __workload_wake_timer(struct sim *s, struct sim_task *t)
+void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t)
 {
-	const struct sim_task_spec *ts = t->spec;
+	const struct cfsbw_sim_task_spec *ts = t->spec;
 	switch (ts->workload) {
-	case SIM_WL_DUTY:
+	case CFSBW_SIM_WL_DUTY:
 		t->burst_left = ts->run_ns;
 		t->cycle_start = s->now;
-		__task_wake(s, t);
+		cfsbw_sim__task_wake(s, t);
 		break;
-	case SIM_WL_TRACE:
+	case CFSBW_SIM_WL_TRACE:
 		t->burst_left = t->steps[t->trace_pos].run_ns;
-		__task_wake(s, t);
+		cfsbw_sim__task_wake(s, t);
 		break;
-	case SIM_WL_REQUESTS:
+	case CFSBW_SIM_WL_REQUESTS:
 		/* An arrival: queue it, draw the next one. */
 		if (!ring_push(s, t, s->now, service_sample(s, ts)))
 			t->line->dropped++;
 		arm_wake(s, t, s->now + arrival_gap(s, ts));
 		if (!t->runnable && t->rq_len > 0) {
 			t->burst_left = ring_head(t)->service_ns;
-			__task_wake(s, t);
+			cfsbw_sim__task_wake(s, t);
 		}
 		break;
-	case SIM_WL_BUSY:
-	case SIM_WL_COUNT:
+	case CFSBW_SIM_WL_BUSY:
+	case CFSBW_SIM_WL_COUNT:
 		SIM_BUG_ON(1);
 	}
 }
@@ -349,14 +355,14 @@ void __workload_wake_timer(struct sim *s, struct sim_task *t)
  * it stays on the grid from the task's start, so a late task runs at once
  * and its latency counts how late it is), then the next step.
  */
-static void trace_step_done(struct sim *s, struct sim_task *t)
+static void trace_step_done(struct cfsbw_sim *s, struct sim_task *t)
 {
 	struct sim_line *l = t->line;
-	const struct sim_trace_step *st = &t->steps[t->trace_pos];
+	const struct cfsbw_sim_trace_step *st = &t->steps[t->trace_pos];
 	l->completed++;
 	l->progress_ns += st->run_ns;
 	if (t->cycle_start >= 0)
-		__line_record(s, l, s->now - t->cycle_start);
+		cfsbw_sim__line_record(s, l, s->now - t->cycle_start);
 	t->cycle_start = -1;
 	int64_t wake = s->now + st->sleep_ns;
 	bool gate = t->gated && st->gate_progress_ns >= 0 &&
@@ -373,7 +379,7 @@ static void trace_step_done(struct sim *s, struct sim_task *t)
 	bool over = t->end_ns > 0 && wake >= t->end_ns;
 	if (++t->trace_pos == t->nr_steps || over) {
 		if (!t->steps_loop || over) {
-			__task_sleep(s, t);
+			cfsbw_sim__task_sleep(s, t);
 			task_exit(s, t);
 			if (t->gated)
 				gate_release(s, l);
@@ -383,45 +389,45 @@ static void trace_step_done(struct sim *s, struct sim_task *t)
 	}
 	t->burst_left = t->steps[t->trace_pos].run_ns;
 	if (gate) {
-		__task_sleep(s, t);
+		cfsbw_sim__task_sleep(s, t);
 		gate_wait(s, t, st->gate_progress_ns, st->gate_lag_ns);
 	} else if (wake <= s->now) {
-		__task_continue(s, t);
+		cfsbw_sim__task_continue(s, t);
 	} else {
-		__task_sleep(s, t);
+		cfsbw_sim__task_sleep(s, t);
 		arm_wake(s, t, wake);
 	}
 	if (t->gated)
 		gate_release(s, l);
 }
 
-void __workload_burst_done(struct sim *s, struct sim_task *t)
+void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t)
 {
-	const struct sim_task_spec *ts = t->spec;
+	const struct cfsbw_sim_task_spec *ts = t->spec;
 	struct sim_line *l = t->line;
 	switch (ts->workload) {
-	case SIM_WL_DUTY:
+	case CFSBW_SIM_WL_DUTY:
 		l->completed++;
-		__line_record(s, l, s->now - t->cycle_start);
-		__task_sleep(s, t);
+		cfsbw_sim__line_record(s, l, s->now - t->cycle_start);
+		cfsbw_sim__task_sleep(s, t);
 		arm_wake(s, t, s->now + ts->sleep_ns);
 		break;
-	case SIM_WL_REQUESTS:
+	case CFSBW_SIM_WL_REQUESTS:
 		l->completed++;
-		__line_record(s, l, s->now - ring_head(t)->arrival_ns);
+		cfsbw_sim__line_record(s, l, s->now - ring_head(t)->arrival_ns);
 		ring_pop(t);
 		if (t->rq_len > 0) {
 			t->burst_left = ring_head(t)->service_ns;
-			__task_continue(s, t);
+			cfsbw_sim__task_continue(s, t);
 		} else {
-			__task_sleep(s, t);
+			cfsbw_sim__task_sleep(s, t);
 		}
 		break;
-	case SIM_WL_TRACE:
+	case CFSBW_SIM_WL_TRACE:
 		trace_step_done(s, t);
 		break;
-	case SIM_WL_BUSY:
-	case SIM_WL_COUNT:
+	case CFSBW_SIM_WL_BUSY:
+	case CFSBW_SIM_WL_COUNT:
 		SIM_BUG_ON(1);
 	}
 }

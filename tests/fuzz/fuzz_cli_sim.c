@@ -41,21 +41,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (c.o.max_memory && parse_size(c.o.max_memory, &limit))
 			FZ_CHECK(limit > 0, "--max-memory %s: 0 bytes",
 				 c.o.max_memory);
-		struct sim_scenario sc;
-		sim_scenario_init(&sc);
+		struct cfsbw_sim_scenario sc;
+		cfsbw_sim_scenario_init(&sc);
 		rc = apply_overrides(&c.o, &sc);
 		FZ_CHECK(rc == 0 || rc == 2, "apply_overrides: %d", rc);
 		if (rc == 0) {
-			FZ_CHECK(sc.nr_cpus >= 1 && sc.nr_cpus <= SIM_MAX_CPUS,
+			FZ_CHECK(sc.nr_cpus >= 1 &&
+					 sc.nr_cpus <= CFSBW_SIM_MAX_CPUS,
 				 "%u CPUs", sc.nr_cpus);
-			FZ_CHECK(sc.hz >= SIM_MIN_HZ && sc.hz <= SIM_MAX_HZ,
+			FZ_CHECK(sc.hz >= CFSBW_SIM_MIN_HZ &&
+					 sc.hz <= CFSBW_SIM_MAX_HZ,
 				 "HZ %u", sc.hz);
 			FZ_CHECK(sc.duration_ns > 0, "duration %lld",
 				 (long long)sc.duration_ns);
 			FZ_CHECK(sc.policy < CFSBW_POLICY_COUNT, "policy %d",
 				 (int)sc.policy);
 		}
-		sim_scenario_free(&sc);
+		cfsbw_sim_scenario_free(&sc);
 	}
 	free(text);
 	return 0;

@@ -1,5 +1,5 @@
 /*
- * fuzz_scenario.c - the scenario parser (sim_scenario_parse) on any text,
+ * fuzz_scenario.c - the scenario parser (cfsbw_sim_scenario_parse) on any text,
  * then a short run of what it accepted, twice, which must print the same.
  *
  * The input is the scenario text itself (docs/sim.md's format), so the seed
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "sim/sim.h"
+#include "cfsbw_sim.h"
 
 #define FZ_MAX_TEXT 8192
 #define FZ_MAX_DURATION_NS (200 * CFSBW_NSEC_PER_MSEC)
@@ -65,7 +65,7 @@ static void fz_free(void *ptr, void *ctx)
 }
 
 /* Cap what one input may cost; false: not worth running at all. */
-static bool fz_cap(struct sim_scenario *sc)
+static bool fz_cap(struct cfsbw_sim_scenario *sc)
 {
 	if (sc->duration_ns > FZ_MAX_DURATION_NS)
 		sc->duration_ns = FZ_MAX_DURATION_NS;
@@ -73,29 +73,29 @@ static bool fz_cap(struct sim_scenario *sc)
 		sc->nr_cpus = FZ_MAX_CPUS;
 	unsigned tasks = 0;
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
-		struct sim_task_spec *t = &sc->tasks[i];
+		struct cfsbw_sim_task_spec *t = &sc->tasks[i];
 		if (t->count > FZ_MAX_TASKS - tasks)
 			t->count = FZ_MAX_TASKS - tasks;
 		if (!t->count)
 			return false;
 		tasks += t->count;
 		switch (t->workload) {
-		case SIM_WL_DUTY:
+		case CFSBW_SIM_WL_DUTY:
 			if (t->run_ns + t->sleep_ns < FZ_MIN_CYCLE_NS)
 				return false;
 			break;
-		case SIM_WL_REQUESTS:
+		case CFSBW_SIM_WL_REQUESTS:
 			if (t->mean_gap_ns < FZ_MIN_GAP_NS)
 				return false;
 			break;
-		case SIM_WL_TRACE: {
-			struct sim_error err;
-			FZ_CHECK(sim_trace_parse(t, fz_trace, &err) == 0,
+		case CFSBW_SIM_WL_TRACE: {
+			struct cfsbw_sim_error err;
+			FZ_CHECK(cfsbw_sim_trace_parse(t, fz_trace, &err) == 0,
 				 "the harness's trace: %s", err.msg);
 			break;
 		}
-		case SIM_WL_BUSY:
-		case SIM_WL_COUNT:
+		case CFSBW_SIM_WL_BUSY:
+		case CFSBW_SIM_WL_COUNT:
 			break;
 		}
 	}
@@ -103,35 +103,41 @@ static bool fz_cap(struct sim_scenario *sc)
 }
 
 /* One run into a report: JSON then text, in a malloc'ed string. */
-static char *fz_run(const struct sim_scenario *base, size_t *len)
+static char *fz_run(const struct cfsbw_sim_scenario *base, size_t *len)
 {
 	struct fz_budget budget = {0, FZ_MEMORY};
 	const struct cfsbw_allocator allocator = {fz_alloc, fz_free, &budget};
-	struct sim_scenario sc = *base;
+	struct cfsbw_sim_scenario sc = *base;
 	sc.allocator = &allocator;
-	struct sim *s = NULL;
-	struct sim_error err;
-	int rc = sim_create(&sc, &s, &err);
+	struct cfsbw_sim *s = NULL;
+	struct cfsbw_sim_error err;
+	int rc = cfsbw_sim_create(&sc, &s, &err);
 	if (rc) {
-		FZ_CHECK(rc == -EINVAL || rc == -ENOMEM, "sim_create: %d", rc);
-		FZ_CHECK(rc == -ENOMEM || err.msg[0], "sim_create: %d and no "
-			 "message", rc);
-		FZ_CHECK(budget.used == 0, "a failed sim_create kept %zu "
-			 "bytes", budget.used);
+		FZ_CHECK(rc == -EINVAL || rc == -ENOMEM, "cfsbw_sim_create: %d",
+			 rc);
+		FZ_CHECK(rc == -ENOMEM || err.msg[0],
+			 "cfsbw_sim_create: %d and no "
+			 "message",
+			 rc);
+		FZ_CHECK(budget.used == 0,
+			 "a failed cfsbw_sim_create kept %zu "
+			 "bytes",
+			 budget.used);
 		char *msg = strdup(err.msg);
 		FZ_CHECK(msg, "out of memory");
 		*len = strlen(msg);
 		return msg;
 	}
-	FZ_CHECK(sim_run(s) == 0, "sim_run failed");
+	FZ_CHECK(cfsbw_sim_run(s) == 0, "cfsbw_sim_run failed");
 	char *out = NULL;
 	FILE *f = open_memstream(&out, len);
 	FZ_CHECK(f, "open_memstream");
-	sim_report_json(s, "fuzz.sim", f);
-	sim_report_text(s, "fuzz.sim", f);
+	cfsbw_sim_report_json(s, "fuzz.sim", f);
+	cfsbw_sim_report_text(s, "fuzz.sim", f);
 	FZ_CHECK(fclose(f) == 0, "report");
-	sim_free(s);
-	FZ_CHECK(budget.used == 0, "sim_free left %zu bytes", budget.used);
+	cfsbw_sim_free(s);
+	FZ_CHECK(budget.used == 0, "cfsbw_sim_free left %zu bytes",
+		 budget.used);
 	return out;
 }
 
@@ -144,10 +150,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 
-	struct sim_scenario sc;
-	struct sim_error err;
-	sim_scenario_init(&sc);
-	int rc = sim_scenario_parse(&sc, text, &err);
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	cfsbw_sim_scenario_init(&sc);
+	int rc = cfsbw_sim_scenario_parse(&sc, text, &err);
 	free(text);
 	if (rc) {
 		FZ_CHECK(rc == -EINVAL || rc == -ENOMEM, "parse: %d", rc);
@@ -155,7 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				 (err.msg[0] && memchr(err.msg, '\0',
 						       sizeof err.msg)),
 			 "parse: %d and no message", rc);
-		sim_scenario_free(&sc);
+		cfsbw_sim_scenario_free(&sc);
 		return 0;
 	}
 	if (fz_cap(&sc)) {
@@ -167,6 +173,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(one);
 		free(two);
 	}
-	sim_scenario_free(&sc);
+	cfsbw_sim_scenario_free(&sc);
 	return 0;
 }

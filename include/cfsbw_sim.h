@@ -1,11 +1,11 @@
 /*
- * sim.h - the simulator's interface: scenarios, runs and their results.
+ * cfsbw_sim.h - the simulator's interface: scenarios, runs and their results.
  *
- * A scenario (parsed from text by sim_scenario_parse(), or built by hand)
+ * A scenario (parsed from text by cfsbw_sim_scenario_parse(), or built by hand)
  * describes a machine of 1..4096 virtual CPUs, a tree of groups configured
  * through the core's file interface, and tasks running workloads.  A run
- * (sim_create(), sim_run()) drives the unchanged core (cfsbw.h) with a
- * virtual clock under a model of the completely fair scheduler (SPEC
+ * (cfsbw_sim_create(), cfsbw_sim_run()) drives the unchanged core (cfsbw.h)
+ * with a virtual clock under a model of the completely fair scheduler (SPEC
  * sections 3-7).  Same scenario, same seed: the same results, byte for
  * byte, on every machine (all decisions use integer arithmetic).
  *
@@ -13,7 +13,7 @@
  * trace files are read by the caller and handed over as text.
  *
  * Errors: 0 or a negative errno; parse and setup errors also fill a
- * struct sim_error naming the line and the offending text.
+ * struct cfsbw_sim_error naming the line and the offending text.
  */
 #ifndef CFSBW_SIM_H
 #define CFSBW_SIM_H
@@ -25,48 +25,48 @@
 
 #include "cfsbw.h"
 
-#define SIM_MAX_CPUS 4096u
-#define SIM_MIN_HZ 100u
-#define SIM_MAX_HZ 10000u
-#define SIM_DEFAULT_HZ 250u
-#define SIM_MAX_COUNT 1000000u /* tasks per task line */
+#define CFSBW_SIM_MAX_CPUS 4096u
+#define CFSBW_SIM_MIN_HZ 100u
+#define CFSBW_SIM_MAX_HZ 10000u
+#define CFSBW_SIM_DEFAULT_HZ 250u
+#define CFSBW_SIM_MAX_COUNT 1000000u /* tasks per task line */
 
 /* Workloads: X(enum suffix, name in scenario files) */
-#define SIM_WORKLOAD_MAP(X)                                                    \
+#define CFSBW_SIM_WORKLOAD_MAP(X)                                              \
 	X(BUSY, "busy")                                                        \
 	X(DUTY, "duty")                                                        \
 	X(REQUESTS, "requests")                                                \
 	X(TRACE, "trace")
 
-enum sim_workload {
-#define SIM_WORKLOAD_ENUM(e, name) SIM_WL_##e,
-	SIM_WORKLOAD_MAP(SIM_WORKLOAD_ENUM)
-#undef SIM_WORKLOAD_ENUM
-	SIM_WL_COUNT
+enum cfsbw_sim_workload {
+#define CFSBW_SIM_WORKLOAD_ENUM(e, name) CFSBW_SIM_WL_##e,
+	CFSBW_SIM_WORKLOAD_MAP(CFSBW_SIM_WORKLOAD_ENUM)
+#undef CFSBW_SIM_WORKLOAD_ENUM
+	CFSBW_SIM_WL_COUNT
 };
 
-const char *sim_workload_name(enum sim_workload wl);
+const char *cfsbw_sim_workload_name(enum cfsbw_sim_workload wl);
 
 /* Where an error is and what it is: "LINE: MSG" (line 0: no line). */
-struct sim_error {
+struct cfsbw_sim_error {
 	unsigned line;
 	char msg[320];
 };
 
 /* One "file=value" of a group line, written through cfsbw_file_write(). */
-struct sim_setting {
+struct cfsbw_sim_setting {
 	char *file;
 	char *value;
 };
 
-struct sim_group_spec {
+struct cfsbw_sim_group_spec {
 	char *path;
 	unsigned line;
-	struct sim_setting *settings;
+	struct cfsbw_sim_setting *settings;
 	size_t nr_settings;
 };
 
-struct sim_sysctl_spec {
+struct cfsbw_sim_sysctl_spec {
 	char *name;
 	char *value;
 	unsigned line;
@@ -80,7 +80,7 @@ struct sim_sysctl_spec {
  * (timer_absolute).  The time from an expiry to the end of the next run is
  * recorded as a latency, as for `duty`.
  */
-struct sim_trace_step {
+struct cfsbw_sim_trace_step {
 	int64_t run_ns;
 	int64_t sleep_ns;
 	int64_t timer_ns;
@@ -100,23 +100,23 @@ struct sim_trace_step {
  * that is delayed delays the ones after it, as for the real program), and
  * exits after the last one unless loop.
  */
-struct sim_trace_thread {
-	char *name;      /* for reports: "cc1/4242", an rt-app task's name */
+struct cfsbw_sim_trace_thread {
+	char *name; /* for reports: "cc1/4242", an rt-app task's name */
 	int64_t start_ns;
 	int64_t start_gate_progress_ns; /* its start, tied to progress: -1 */
 	int64_t start_gate_lag_ns;      /* no tie, start_ns as it is */
-	int64_t end_ns;  /* it exits at its first step past this (0: never) */
-	struct sim_trace_step *steps;
+	int64_t end_ns; /* it exits at its first step past this (0: never) */
+	struct cfsbw_sim_trace_step *steps;
 	size_t nr_steps;
 	bool loop;
 	bool shared_steps; /* steps belong to an earlier thread (instances) */
 };
 
-struct sim_task_spec {
+struct cfsbw_sim_task_spec {
 	unsigned line;
-	char *group;    /* path of an existing group */
-	char *text;     /* the workload as written, for reports */
-	enum sim_workload workload;
+	char *group; /* path of an existing group */
+	char *text;  /* the workload as written, for reports */
+	enum cfsbw_sim_workload workload;
 	unsigned count; /* identical tasks (count=N), default 1 */
 	/* duty: run run_ns of CPU, sleep sleep_ns, repeat; the first cycle
 	 * starts at phase_ns, or at a random point of the first cycle. */
@@ -132,33 +132,34 @@ struct sim_task_spec {
 	bool arrivals_periodic; /* arrivals=periodic: every mean_gap_ns */
 	/* trace: steps read from trace_file by the caller. */
 	char *trace_file;
-	struct sim_trace_step *trace;
+	struct cfsbw_sim_trace_step *trace;
 	size_t trace_len;
 	bool trace_loop;
-	/* or, from a recorded trace, rt-app JSON or perf (sim_replay_parse()):
-	 * one thread per task; task k of the line replays thread k modulo
-	 * nr_threads, and count is count=N times nr_threads */
-	struct sim_trace_thread *threads;
+	/* or, from a recorded trace, rt-app JSON or perf
+	 * (cfsbw_sim_replay_parse()): one thread per task; task k of the line
+	 * replays thread k modulo nr_threads, and count is count=N times
+	 * nr_threads */
+	struct cfsbw_sim_trace_thread *threads;
 	size_t nr_threads;
 	const char *trace_format; /* "csv", "cfsbw", "perf", "rt-app" */
 	bool trace_gated; /* threads' wake-ups tied to progress (recorded
 			   * traces); used when each thread is replayed once */
 };
 
-struct sim_scenario {
-	unsigned nr_cpus;        /* default 1 */
-	unsigned hz;             /* default SIM_DEFAULT_HZ */
-	int64_t duration_ns;     /* default 10 s */
-	uint64_t seed;           /* default 1 */
+struct cfsbw_sim_scenario {
+	unsigned nr_cpus;         /* default 1 */
+	unsigned hz;              /* default CFSBW_SIM_DEFAULT_HZ */
+	int64_t duration_ns;      /* default 10 s */
+	uint64_t seed;            /* default 1 */
 	enum cfsbw_policy policy; /* default v4 */
 	/* The run ends once every task has exited (replays), at the latest
 	 * at duration_ns; the report's duration is then the last exit. */
 	bool until_done;
-	struct sim_sysctl_spec *sysctls;
+	struct cfsbw_sim_sysctl_spec *sysctls;
 	size_t nr_sysctls;
-	struct sim_group_spec *groups;
+	struct cfsbw_sim_group_spec *groups;
 	size_t nr_groups;
-	struct sim_task_spec *tasks;
+	struct cfsbw_sim_task_spec *tasks;
 	size_t nr_tasks;
 	/* Memory for the machine and the core's tree (NULL: the C library's);
 	 * parsing uses the C library.  Must outlive the run. */
@@ -166,164 +167,169 @@ struct sim_scenario {
 };
 
 /* Defaults as above. */
-void sim_scenario_init(struct sim_scenario *sc);
+void cfsbw_sim_scenario_init(struct cfsbw_sim_scenario *sc);
 /*
  * Parse scenario text (SPEC section 7 / docs/sim.md) into *sc, which must
  * have been initialised.  Returns 0, -EINVAL (err filled) or -ENOMEM.
  * Trace workloads only name their file: load each with
- * sim_trace_parse() before sim_create().
+ * cfsbw_sim_trace_parse() before cfsbw_sim_create().
  */
-int sim_scenario_parse(struct sim_scenario *sc, const char *text,
-		       struct sim_error *err);
+int cfsbw_sim_scenario_parse(struct cfsbw_sim_scenario *sc, const char *text,
+			     struct cfsbw_sim_error *err);
 /* Parse trace CSV text ("run_us,sleep_us" lines) into task t. */
-int sim_trace_parse(struct sim_task_spec *t, const char *text,
-		    struct sim_error *err);
+int cfsbw_sim_trace_parse(struct cfsbw_sim_task_spec *t, const char *text,
+			  struct cfsbw_sim_error *err);
 /*
  * Parse any trace text into task t, its format told by its first line:
  * `cfsbw-trace 1` (cfsbw record), a JSON object (rt-app), `perf sched
  * timehist` output, else run_us,sleep_us CSV.  Errors name the line of the
  * trace (err->line) and the offending text.  Returns 0, -EINVAL, -ENOMEM.
  */
-int sim_replay_parse(struct sim_task_spec *t, const char *text,
-		     struct sim_error *err);
+int cfsbw_sim_replay_parse(struct cfsbw_sim_task_spec *t, const char *text,
+			   struct cfsbw_sim_error *err);
 /* The same, one format each (src/sim/trace_cfsbw.c, trace_perf.c,
  * rtapp.c); they fill t->threads and t->nr_threads. */
-int sim_replay_parse_cfsbw(struct sim_task_spec *t, const char *text,
-			   struct sim_error *err);
-int sim_replay_parse_perf(struct sim_task_spec *t, const char *text,
-			  struct sim_error *err);
-int sim_replay_parse_rtapp(struct sim_task_spec *t, const char *text,
-			   struct sim_error *err);
-void sim_trace_threads_free(struct sim_task_spec *t);
-void sim_scenario_free(struct sim_scenario *sc);
+int cfsbw_sim_replay_parse_cfsbw(struct cfsbw_sim_task_spec *t,
+				 const char *text, struct cfsbw_sim_error *err);
+int cfsbw_sim_replay_parse_perf(struct cfsbw_sim_task_spec *t, const char *text,
+				struct cfsbw_sim_error *err);
+int cfsbw_sim_replay_parse_rtapp(struct cfsbw_sim_task_spec *t,
+				 const char *text, struct cfsbw_sim_error *err);
+void cfsbw_sim_trace_threads_free(struct cfsbw_sim_task_spec *t);
+void cfsbw_sim_scenario_free(struct cfsbw_sim_scenario *sc);
 
-struct sim;
+struct cfsbw_sim;
 
 /*
  * Build the machine: the core's tree with the scenario's policy, its
  * sysctls and groups (each setting through cfsbw_file_write(), so R2's
  * rules apply and an error names the line), and the tasks.  The caller owns
- * *out (sim_free()); sc must outlive it.  Returns 0, -EINVAL, -ENOMEM.
+ * *out (cfsbw_sim_free()); sc must outlive it.  Returns 0, -EINVAL, -ENOMEM.
  */
-int sim_create(const struct sim_scenario *sc, struct sim **out,
-	       struct sim_error *err);
-void sim_free(struct sim *s);
+int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
+		     struct cfsbw_sim **out, struct cfsbw_sim_error *err);
+void cfsbw_sim_free(struct cfsbw_sim *s);
 
 /* One period of one group, for --timeline. */
-struct sim_timeline_row {
+struct cfsbw_sim_timeline_row {
 	const char *group;
 	int64_t start_ns;
 	int64_t period_ns;
-	int64_t used_ns;            /* CPU time used by the group's subtree */
+	int64_t used_ns;             /* CPU time used by the group's subtree */
 	unsigned throttled_accounts; /* accounts that throttled in the period */
-	int64_t throttled_time_ns;  /* cpu.stat throttled_time growth */
+	int64_t throttled_time_ns;   /* cpu.stat throttled_time growth */
 };
 
-typedef void sim_timeline_fn(void *ctx, const struct sim_timeline_row *row);
-/* Before sim_run(): call fn once per group per period of that group. */
-void sim_set_timeline(struct sim *s, sim_timeline_fn *fn, void *ctx);
+typedef void cfsbw_sim_timeline_fn(void *ctx,
+				   const struct cfsbw_sim_timeline_row *row);
+/* Before cfsbw_sim_run(): call fn once per group per period of that group. */
+void cfsbw_sim_set_timeline(struct cfsbw_sim *s, cfsbw_sim_timeline_fn *fn,
+			    void *ctx);
 
 /*
  * Run the scenario to its end.  Returns 0.  Memory that runs out during a
  * run (request queues, latency records) costs the requests or records
  * concerned, counted as dropped, never the run.
  */
-int sim_run(struct sim *s);
+int cfsbw_sim_run(struct cfsbw_sim *s);
 
-/* Results, after sim_run(). */
-struct sim_group_result {
+/* Results, after cfsbw_sim_run(). */
+struct cfsbw_sim_group_result {
 	const char *path;
 	struct cfsbw_group *group;
-	int64_t usage_ns;   /* CPU time of the group's whole subtree */
-	int64_t quota_ns;   /* CFSBW_RUNTIME_INF: unlimited */
+	int64_t usage_ns; /* CPU time of the group's whole subtree */
+	int64_t quota_ns; /* CFSBW_RUNTIME_INF: unlimited */
 	int64_t period_ns;
 	unsigned shares;
 	uint64_t throttles; /* throttle events of its accounts (R7) */
 	struct cfsbw_stats stats;
 };
 
-struct sim_latency {
+struct cfsbw_sim_latency {
 	uint64_t count;
 	int64_t p50_ns, p99_ns, p999_ns, max_ns, mean_ns;
 };
 
 /* One task line of the scenario, summed over its count tasks. */
-struct sim_line_result {
-	const struct sim_task_spec *spec;
+struct cfsbw_sim_line_result {
+	const struct cfsbw_sim_task_spec *spec;
 	int64_t cpu_ns;       /* running */
 	int64_t wait_ns;      /* runnable, not running, not throttled */
 	int64_t throttled_ns; /* runnable under a throttled account (R7, R11) */
 	int64_t sleep_ns;
 	uint64_t migrations;
-	uint64_t completed;   /* duty cycles, requests, trace steps done */
-	uint64_t pending;     /* requests queued at the end */
-	uint64_t dropped;     /* requests lost for want of memory */
+	uint64_t completed;    /* duty cycles, requests, trace steps done */
+	uint64_t pending;      /* requests queued at the end */
+	uint64_t dropped;      /* requests lost for want of memory */
 	uint64_t latency_lost; /* latencies not recorded, same reason */
-	uint64_t exited;      /* tasks that finished (trace replays) */
-	int64_t last_exit_ns; /* when the last of them did */
-	struct sim_latency latency;
+	uint64_t exited;       /* tasks that finished (trace replays) */
+	int64_t last_exit_ns;  /* when the last of them did */
+	struct cfsbw_sim_latency latency;
 };
 
-struct sim_totals {
+struct cfsbw_sim_totals {
 	unsigned nr_cpus;
 	unsigned hz;
 	int64_t duration_ns;
 	uint64_t seed;
 	enum cfsbw_policy policy;
 	int64_t slice_ns;
-	uint64_t events;      /* events processed */
-	uint64_t switches;    /* context switches */
-	uint64_t migrations;  /* load-balancing pulls */
-	int64_t busy_ns;      /* CPU time used, all CPUs */
+	uint64_t events;     /* events processed */
+	uint64_t switches;   /* context switches */
+	uint64_t migrations; /* load-balancing pulls */
+	int64_t busy_ns;     /* CPU time used, all CPUs */
 };
 
-size_t sim_nr_groups(const struct sim *s);
-void sim_group_result(const struct sim *s, size_t i,
-		      struct sim_group_result *out);
+size_t cfsbw_sim_nr_groups(const struct cfsbw_sim *s);
+void cfsbw_sim_group_result(const struct cfsbw_sim *s, size_t i,
+			    struct cfsbw_sim_group_result *out);
 /* The result of the group at path; -ENOENT if none. */
-int sim_group_result_by_path(const struct sim *s, const char *path,
-			     struct sim_group_result *out);
-size_t sim_nr_lines(const struct sim *s);
-void sim_line_result(const struct sim *s, size_t i,
-		     struct sim_line_result *out);
-void sim_totals(const struct sim *s, struct sim_totals *out);
-struct cfsbw_tree *sim_tree(struct sim *s);
+int cfsbw_sim_group_result_by_path(const struct cfsbw_sim *s, const char *path,
+				   struct cfsbw_sim_group_result *out);
+size_t cfsbw_sim_nr_lines(const struct cfsbw_sim *s);
+void cfsbw_sim_line_result(const struct cfsbw_sim *s, size_t i,
+			   struct cfsbw_sim_line_result *out);
+void cfsbw_sim_totals(const struct cfsbw_sim *s, struct cfsbw_sim_totals *out);
+struct cfsbw_tree *cfsbw_sim_tree(struct cfsbw_sim *s);
 
 /* report.c: the text report and the JSON object of `cfsbw sim`. */
-void sim_report_text(const struct sim *s, const char *name, FILE *f);
-void sim_report_json(const struct sim *s, const char *name, FILE *f);
+void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name,
+			   FILE *f);
+void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name,
+			   FILE *f);
 
 /*
  * sweep.c: one run's answer about one group's limit, for sweeps and plans
  * (plain data: it crosses a pipe from the command's workers unchanged).
  * Lines are the task lines with latencies or exits, in scenario order.
  */
-#define SIM_POINT_MAX_LINES 8
+#define CFSBW_SIM_POINT_MAX_LINES 8
 
-struct sim_point_line {
-	unsigned line;        /* the scenario's line */
-	uint64_t count;       /* latencies recorded */
+struct cfsbw_sim_point_line {
+	unsigned line;  /* the scenario's line */
+	uint64_t count; /* latencies recorded */
 	int64_t p50_ns, p99_ns, p999_ns;
 	uint64_t exited;      /* replays: threads that finished */
 	int64_t last_exit_ns; /* and when the last did */
 	int64_t cpu_ns;
 };
 
-struct sim_point {
+struct cfsbw_sim_point {
 	int64_t span_ns, usage_ns, quota_ns, period_ns; /* quota -1: none */
 	uint64_t nr_periods, nr_throttled;
 	int64_t throttled_time_ns;
 	size_t nr_lines;
-	struct sim_point_line lines[SIM_POINT_MAX_LINES];
+	struct cfsbw_sim_point_line lines[CFSBW_SIM_POINT_MAX_LINES];
 };
 
-/* Measure group (a path) after sim_run(); -1 when there is no such group. */
-int sim_point_measure(const struct sim *s, const char *group,
-		      struct sim_point *out);
+/* Measure group (a path) after cfsbw_sim_run(); -1 when there is no such group.
+ */
+int cfsbw_sim_point_measure(const struct cfsbw_sim *s, const char *group,
+			    struct cfsbw_sim_point *out);
 /* nr_throttled / nr_periods in hundredths of a percent. */
-int64_t sim_point_throttled_bp(const struct sim_point *p);
+int64_t cfsbw_sim_point_throttled_bp(const struct cfsbw_sim_point *p);
 
 /* Cores as fixed point with 6 decimals: used_ns / span_ns * 1e6. */
-int64_t sim_cores_micro(int64_t used_ns, int64_t span_ns);
+int64_t cfsbw_sim_cores_micro(int64_t used_ns, int64_t span_ns);
 
 #endif /* CFSBW_SIM_H */

@@ -1,0 +1,169 @@
+/*
+ * balance.c - load balancing (R8, R9): moving queued tasks between CPUs,
+ * when a CPU is about to idle (newidle) and at periodic passes that pair
+ * the most loaded CPUs with the least loaded.
+ *
+ * Load is the weight queued at a CPU's root, so a throttled group's tasks,
+ * off their CPUs' queues, weigh nothing (R8), and no task moves whose group
+ * is throttled on either side (throttled_lb_pair).
+ */
+#include <stdlib.h>
+
+#include "sim/sim_int.h"
+
+static void migrate_task(struct cfsbw_sim *s, struct sim_task *t, unsigned dst,
+			 bool newidle)
+{
+	unsigned src = t->cpu;
+	cfsbw_sim__task_detach(s, t);
+	cfsbw_sim__task_renormalize(t, src, dst);
+	cfsbw_sim__cpu_update_curr(s, dst);
+	cfsbw_sim__task_attach(s, t, dst);
+	t->migrations++;
+	t->line->migrations++;
+	s->migrations++;
+	if (!newidle)
+		cfsbw_sim__check_preempt_wakeup(s, dst, t);
+}
+
+/*
+ * Whether queued task t may move from src to dst.  R8: never the running
+ * task, never a task under a throttled entity on either side
+ * (throttled_lb_pair): it could not run on src and would wait under the
+ * same limit on dst.
+ */
+static bool can_migrate(const struct cfsbw_sim *s, const struct sim_task *t,
+			unsigned src, unsigned dst)
+{
+	return t != s->cpus[src].curr && !cfsbw_throttled(t->g->cg, src) &&
+	       !cfsbw_throttled(t->g->cg, dst);
+}
+
+static bool pull_task(struct cfsbw_sim *s, unsigned src, unsigned dst,
+		      uint64_t diff, bool newidle);
+
+/*
+ * A CPU about to idle pulls from the busiest CPU of its domain (newidle
+ * balance).  A domain is SIM_DOMAIN_CPUS neighbouring CPUs, like the
+ * cache-sharing domains Linux balances first: the cost of going idle stays
+ * bounded on 4096 CPUs; the periodic pass covers the whole machine.
+ */
+#define SIM_DOMAIN_CPUS 64u
+
+bool cfsbw_sim__balance_newidle(struct cfsbw_sim *s, unsigned dst)
+{
+	if (s->nr_overloaded == 0)
+		return false;
+	unsigned best = UINT32_MAX, best_nr = 1;
+	unsigned first = dst - dst % SIM_DOMAIN_CPUS;
+	unsigned last = first + SIM_DOMAIN_CPUS < s->nr_cpus
+				? first + SIM_DOMAIN_CPUS
+				: s->nr_cpus;
+	for (unsigned c = first; c < last; c++) {
+		if (c != dst && s->cpus[c].nr > best_nr) {
+			best = c;
+			best_nr = s->cpus[c].nr;
+		}
+	}
+	return best != UINT32_MAX && pull_task(s, best, dst, UINT64_MAX, true);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A CPU's load: the weights queued at its root, running entity included
+ * (weighted_cpuload).  Throttled entities are off the queue: R8. */
+static uint64_t cpu_load(const struct cfsbw_sim *s, unsigned c)
+{
+	return s->groups[0]->pc[c].q.load;
+}
+
+/* What task t adds to its CPU's load: its weight, scaled at each level by
+ * the share its queue's group entity has of it (task_h_load). */
+static uint64_t task_h_load(const struct sim_task *t)
+{
+	uint64_t h = t->se.weight;
+	for (const struct sim_entity *se = &t->se; se->parent;
+	     se = se->parent) {
+		uint64_t load = se->cfs_rq->load;
+		h = load ? h * se->parent->weight / load : h;
+	}
+	return h;
+}
+
+/*
+ * Pull one queued task that may move from src to dst (can_migrate).  With
+ * a bound diff (the two CPUs' difference in load), only one whose load is
+ * under half of it, so that moving it cannot swap the roles and send it
+ * back at the next pass; UINT64_MAX: any task (newidle, or an empty dst).
+ */
+static bool pull_task(struct cfsbw_sim *s, unsigned src, unsigned dst,
+		      uint64_t diff, bool newidle)
+{
+	struct sim_cpu *from = &s->cpus[src];
+	list_for_each_entry(t, &from->tasks, struct sim_task, link)
+	{
+		if (!can_migrate(s, t, src, dst))
+			continue;
+		if (diff != UINT64_MAX && 2 * task_h_load(t) >= diff)
+			continue;
+		migrate_task(s, t, dst, newidle);
+		return true;
+	}
+	return false;
+}
+
+/* Loads within 17% of each other count as balanced (imbalance_pct). */
+#define IMBALANCE_PCT 117u
+/* Busy CPUs balance one pass in BUSY_FACTOR (Linux's busy_factor): a
+ * task is moved off a busy CPU far less often than onto an idle one. */
+#define BUSY_FACTOR 32u
+
+/*
+ * Periodic balancing, by load as Linux does: sort the CPUs by load, then
+ * pair the most loaded with the least loaded and move one task per pair
+ * while they are out of balance.  An idle CPU takes any queued task from
+ * a CPU with two or more that can run (R9), at every pass; a busy one, at
+ * one pass in BUSY_FACTOR, only a task that narrows the difference.  Keys
+ * are (load, cpu), a total order, so any sort gives the same pairs.
+ */
+void cfsbw_sim__balance(struct cfsbw_sim *s)
+{
+	unsigned n = s->nr_cpus;
+	bool busy_pass = ++s->balance_passes % BUSY_FACTOR == 0;
+	if (s->nr_overloaded == 0 || (!busy_pass && s->nr_idle == 0))
+		return; /* no CPU has a task to spare, or none to take it */
+	uint64_t lo_load = UINT64_MAX, hi_load = 0;
+	for (unsigned c = 0; c < n; c++) {
+		uint64_t load = cpu_load(s, c);
+		lo_load = load < lo_load ? load : lo_load;
+		hi_load = load > hi_load ? load : hi_load;
+		s->sort_keys[c] = load << 13 | c; /* c < 8192; loads < 2^50 */
+	}
+	if (hi_load * 100 <= lo_load * IMBALANCE_PCT)
+		return;
+	qsort(s->sort_keys, n, sizeof(*s->sort_keys), cmp_u64);
+	unsigned lo = 0, hi = n - 1;
+	while (lo < hi) {
+		unsigned dst = (unsigned)(s->sort_keys[lo] & 8191u);
+		unsigned src = (unsigned)(s->sort_keys[hi] & 8191u);
+		uint64_t ls = cpu_load(s, src), ld = cpu_load(s, dst);
+		if (ls * 100 <= ld * IMBALANCE_PCT)
+			break;
+		if (s->cpus[dst].nr > 0 && !busy_pass)
+			break; /* the idle CPUs are served */
+		bool moved = false;
+		if (s->cpus[src].nr >= 2)
+			moved = pull_task(s, src, dst,
+					  s->cpus[dst].nr == 0 ? UINT64_MAX
+							       : ls - ld,
+					  false);
+		if (moved)
+			lo++;
+		else
+			hi--;
+	}
+}
