@@ -16,11 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "harness.h"
 #include "test_host.h"
 
 struct dmn {
@@ -61,6 +63,8 @@ static inline pid_t dmn_spawn(const char *const argv[], const char *out_path,
 	pid_t pid = fork();
 	if (pid != 0)
 		return pid;
+	/* A test that fails or dies leaves no daemon or busy loop behind. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (out_path)
 		dup2(open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), 1);
 	if (err_path)
@@ -214,5 +218,26 @@ static inline void dmn_ctl(const struct dmn *m, struct ctl_result *r,
 	unlink(op);
 	unlink(ep);
 }
+
+/* In a test: skip it, saying why, where /dev/fuse is missing. */
+#define SKIP_WITHOUT_FUSE()                                                    \
+	do {                                                                   \
+		const char *why_ = dmn_no_fuse();                              \
+		if (why_) {                                                    \
+			printf("    skip: %s\n", why_);                        \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
+/* In a test: start a daemon with extra arguments, or fail. */
+#define START(m, ...)                                                          \
+	do {                                                                   \
+		static const char *const extra_[] = {__VA_ARGS__};             \
+		dmn_paths(m);                                                  \
+		if (dmn_start(m, extra_)) {                                    \
+			TEST_FAIL_AT("cfsbw daemon did not start");            \
+			return;                                                \
+		}                                                              \
+	} while (0)
 
 #endif

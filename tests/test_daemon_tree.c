@@ -14,25 +14,6 @@
 #include "harness.h"
 #include "test_daemon.h"
 
-#define SKIP_WITHOUT_FUSE()                                                    \
-	do {                                                                   \
-		const char *why_ = dmn_no_fuse();                              \
-		if (why_) {                                                    \
-			printf("    skip: %s\n", why_);                        \
-			return;                                                \
-		}                                                              \
-	} while (0)
-
-#define START(m, ...)                                                          \
-	do {                                                                   \
-		static const char *const extra_[] = {__VA_ARGS__};             \
-		dmn_paths(m);                                                  \
-		if (dmn_start(m, extra_)) {                                    \
-			TEST_FAIL_AT("cfsbw daemon did not start");            \
-			return;                                                \
-		}                                                              \
-	} while (0)
-
 /* Stops the daemon, checks that it exited 0, cleans up. */
 #define STOP(m)                                                                \
 	do {                                                                   \

@@ -10,12 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "cfsbw.h"
+#include "cfsbw_host.h"
 #include "cli/cli.h"
 #include "daemon/daemon.h"
 
@@ -93,51 +91,84 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
 }
 
 /*
- * The loop until the host driver's daemon mode is on main: epoll over the
- * daemon's descriptors, a signalfd for SIGINT/SIGTERM/SIGHUP and a timerfd
- * for the once-a-second tick.  It governs no processes.
+ * The daemon's driver is the host driver in daemon mode: its loop watches
+ * the daemon's descriptors, and its groups hold the processes.
  */
-#define MAX_WATCH 1024
-struct loop {
-	int epfd;
-	struct watch {
-		int fd;
-		cfsbw_daemon_fd_fn *fn;
-		void *ctx;
-	} w[MAX_WATCH];
-};
-
-static int loop_watch(void *ctx, int fd, cfsbw_daemon_fd_fn *fn, void *fn_ctx)
+static int drv_watch(void *ctx, int fd, cfsbw_daemon_fd_fn *fn, void *fn_ctx)
 {
-	struct loop *l = ctx;
-	for (int i = 0; i < MAX_WATCH; i++)
-		if (!l->w[i].fn) {
-			struct epoll_event ev = {.events = EPOLLIN};
-			ev.data.u32 = (uint32_t)i;
-			if (epoll_ctl(l->epfd, EPOLL_CTL_ADD, fd, &ev))
-				return -errno;
-			l->w[i] = (struct watch){fd, fn, fn_ctx};
-			return 0;
-		}
-	return -ENOSPC;
+	return cfsbw_host_watch_fd(ctx, fd, fn, fn_ctx);
 }
 
-static int loop_unwatch(void *ctx, int fd)
+static int drv_unwatch(void *ctx, int fd)
 {
-	struct loop *l = ctx;
-	for (int i = 0; i < MAX_WATCH; i++)
-		if (l->w[i].fn && l->w[i].fd == fd) {
-			epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
-			l->w[i].fn = NULL;
-			return 0;
-		}
-	return -ENOENT;
+	return cfsbw_host_unwatch_fd(ctx, fd);
 }
 
-static const struct cfsbw_daemon_driver loop_driver = {
-	.watch_fd = loop_watch,
-	.unwatch_fd = loop_unwatch,
+static int drv_place(void *ctx, pid_t pid, struct cfsbw_group *g)
+{
+	return cfsbw_host_place(ctx, pid, g);
+}
+
+static const char *drv_place_reason(void *ctx)
+{
+	return cfsbw_host_place_reason(ctx);
+}
+
+static int drv_for_each_proc(void *ctx, struct cfsbw_group *g,
+			     cfsbw_daemon_pid_fn *fn, void *fn_ctx)
+{
+	return cfsbw_host_for_each_proc(ctx, g, fn, fn_ctx);
+}
+
+static int drv_for_each_thread(void *ctx, struct cfsbw_group *g,
+			       cfsbw_daemon_pid_fn *fn, void *fn_ctx)
+{
+	return cfsbw_host_for_each_thread(ctx, g, fn, fn_ctx);
+}
+
+static unsigned drv_nr_procs(void *ctx, const struct cfsbw_group *g)
+{
+	return cfsbw_host_group_nr_procs(ctx, g);
+}
+
+static uint64_t drv_usage_ns(void *ctx, const struct cfsbw_group *g)
+{
+	/* cpuacct.usage to the nanosecond, not up to a slice behind. */
+	cfsbw_host_charge_now(ctx);
+	return cfsbw_host_group_usage_ns(ctx, g);
+}
+
+static int drv_group_destroy(void *ctx, struct cfsbw_group *g)
+{
+	return cfsbw_host_group_destroy(ctx, g);
+}
+
+static struct cfsbw_group *drv_group_of(void *ctx, pid_t pid)
+{
+	return cfsbw_host_group_of(ctx, pid);
+}
+
+static const struct cfsbw_daemon_driver host_driver = {
+	.watch_fd = drv_watch,
+	.unwatch_fd = drv_unwatch,
+	.place = drv_place,
+	.place_reason = drv_place_reason,
+	.for_each_proc = drv_for_each_proc,
+	.for_each_thread = drv_for_each_thread,
+	.nr_procs = drv_nr_procs,
+	.usage_ns = drv_usage_ns,
+	.group_destroy = drv_group_destroy,
+	.group_of = drv_group_of,
 };
+
+/* The host's once-a-second callback: the state file follows processes. */
+static void on_tick(void *ctx, struct cfsbw_host *h)
+{
+	(void)h;
+	struct cfsbw_daemon **d = ctx;
+	if (*d)
+		cfsbw_daemon_tick(*d);
+}
 
 static void log_line(void *ctx, const char *line)
 {
@@ -160,28 +191,33 @@ int cli_daemon_main(int argc, char **argv)
 				    : cfsbw_daemon_default_socket(
 					      sock_buf, sizeof sock_buf);
 
-	static struct loop l;
-	l.epfd = epoll_create1(EPOLL_CLOEXEC);
-	struct cfsbw_tree_config tc = {.nr_rq = 1, .policy = policy};
-	struct cfsbw_tree *tree;
-	if (l.epfd < 0 || cfsbw_tree_create(&tc, &tree)) {
+	static struct cfsbw_daemon *d;
+	struct cfsbw_host *h;
+	struct cfsbw_host_config hc = {
+		.policy = policy,
+		.daemon = true,
+		.stat_interval_ns = CFSBW_NSEC_PER_SEC,
+		.on_stat = on_tick,
+		.ctx = &d,
+	};
+	int err = cfsbw_host_create(&hc, &h);
+	if (err) {
 		fprintf(stderr, "cfsbw daemon: cannot start: %s\n",
-			strerror(errno));
+			strerror(-err));
 		return 1;
 	}
 	struct cfsbw_daemon_config dc = {
-		.tree = tree,
-		.driver = &loop_driver,
-		.driver_ctx = &l,
+		.tree = cfsbw_host_tree(h),
+		.driver = &host_driver,
+		.driver_ctx = h,
 		.state_path = o.state,
 		.log = log_line,
 	};
-	struct cfsbw_daemon *d = NULL;
-	int err = cfsbw_daemon_create(&dc, &d);
+	err = cfsbw_daemon_create(&dc, &d);
 	if (err) {
 		fprintf(stderr, "cfsbw daemon: %s: %s\n", o.state,
 			strerror(-err));
-		cfsbw_tree_free(tree);
+		cfsbw_host_destroy(h);
 		return 1;
 	}
 	rc = 1;
@@ -204,46 +240,18 @@ int cli_daemon_main(int argc, char **argv)
 		goto out;
 	}
 	cfsbw_daemon_restore_procs(d);
-
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	int sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	struct itimerspec its = {{1, 0}, {1, 0}};
-	timerfd_settime(tfd, 0, &its, NULL);
-	struct epoll_event ev = {.events = EPOLLIN};
-	ev.data.u32 = MAX_WATCH;
-	epoll_ctl(l.epfd, EPOLL_CTL_ADD, sfd, &ev);
-	ev.data.u32 = MAX_WATCH + 1;
-	epoll_ctl(l.epfd, EPOLL_CTL_ADD, tfd, &ev);
 	fprintf(stderr, "cfsbw daemon: pid %d, socket %s%s%s\n", (int)getpid(),
 		sock, o.mount ? ", mount " : "", o.mount ? o.mount : "");
-	for (bool running = true; running;) {
-		struct epoll_event evs[16];
-		int n = epoll_wait(l.epfd, evs, 16, -1);
-		for (int i = 0; i < n; i++) {
-			uint32_t k = evs[i].data.u32;
-			if (k == MAX_WATCH) {
-				running = false;
-			} else if (k == MAX_WATCH + 1) {
-				uint64_t ticks;
-				if (read(tfd, &ticks, sizeof ticks) > 0)
-					cfsbw_daemon_tick(d);
-			} else if (l.w[k].fn) {
-				l.w[k].fn(l.w[k].ctx, l.w[k].fd);
-			}
-		}
-	}
-	rc = 0;
-	close(sfd);
-	close(tfd);
+	struct cfsbw_host_result res;
+	err = cfsbw_host_run(h, &res);
+	if (err)
+		fprintf(stderr, "cfsbw daemon: %s\n", strerror(-err));
+	else
+		rc = 0;
 out:
+	/* Unmount and close before the driver releases the processes. */
 	cfsbw_daemon_destroy(d);
-	cfsbw_tree_free(tree);
-	close(l.epfd);
+	d = NULL;
+	cfsbw_host_destroy(h);
 	return rc;
 }

@@ -26,6 +26,7 @@
 static const char run_usage[] =
 	"usage: cfsbw run [OPTIONS] -- CMD [ARG...]\n"
 	"       cfsbw run [OPTIONS] --pid PID[,PID...]\n"
+	"       cfsbw run --group PATH [--socket PATH] -- CMD [ARG...]\n"
 	"\n"
 	"Hold CMD and every process it starts, at any depth, to QUOTA of CPU\n"
 	"time per PERIOD (Linux's CFS bandwidth control, done by a tracer: no\n"
@@ -61,6 +62,10 @@ static const char run_usage[] =
 	"                    created before CMD starts; if it cannot be\n"
 	"                    written (disk full), cfsbw exits 1\n"
 	"  --stat-interval D print cpu.stat and the usage to stderr every D\n"
+	"  --group PATH      start CMD in group PATH of a running cfsbw daemon\n"
+	"                    (no other option: the daemon holds the settings)\n"
+	"  --socket PATH     the daemon's socket, with --group (default: as\n"
+	"                    cfsbw daemon's)\n"
 	"  --wait-all        when CMD exits, keep governing what it left\n"
 	"                    running, until the last of it exits (as a cgroup\n"
 	"                    would); without it, those processes go free\n"
@@ -80,6 +85,7 @@ static const char run_usage[] =
 struct run_opts {
 	const char *quota, *cpus, *period, *burst, *slice, *policy;
 	const char *stats_file, *stat_interval, *pid;
+	const char *group, *socket; /* --group: a client of cfsbw daemon */
 	bool wait_all;
 	char **argv;
 	int64_t stat_interval_ns;
@@ -113,6 +119,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"--stats", offsetof(struct run_opts, stats_file)},
 		{"--stat-interval", offsetof(struct run_opts, stat_interval)},
 		{"--pid", offsetof(struct run_opts, pid)},
+		{"--group", offsetof(struct run_opts, group)},
+		{"--socket", offsetof(struct run_opts, socket)},
 	};
 	int i = 1;
 	for (; i < argc; i++) {
@@ -154,6 +162,21 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			return bad_usage("unknown option '%s'", a);
 	}
 	o->argv = argv + i;
+	if (o->group) {
+		/* The group's settings are the daemon's (cfsbw ctl set). */
+		if (o->quota || o->cpus || o->period || o->burst || o->slice ||
+		    o->policy || o->stats_file || o->stat_interval || o->pid ||
+		    o->wait_all)
+			return bad_usage("--group takes no other option but "
+					 "--socket: the group's settings are "
+					 "the daemon's (cfsbw ctl set)");
+		if (!o->argv[0])
+			return bad_usage("no command given: cfsbw run --group "
+					 "PATH -- CMD [ARG...]");
+		return cli_run_group(o->group, o->socket, o->argv);
+	}
+	if (o->socket)
+		return bad_usage("--socket goes with --group");
 	if (o->pid && o->argv[0])
 		return bad_usage("--pid takes no command (got '%s')", o->argv[0]);
 	if (!o->pid && !o->argv[0])

@@ -1,0 +1,506 @@
+/*
+ * test_daemon_procs.c - cfsbw daemon governing real busy processes: moves
+ * through cgroup.procs and `cfsbw ctl move`, children starting in their
+ * parent's group, rmdir's EBUSY while processes remain, EPERM and ESRCH,
+ * `cfsbw run --group` from a shell the daemon did not start, seed 008's
+ * three examples and a two-level hierarchy through the mount, a quota
+ * written while throttled (R4), and a busy process moved between groups.
+ *
+ * Rates are measured over windows that start and end on period boundaries
+ * (the moment cpu.stat's nr_periods steps), so a throttled group's usage
+ * over k periods is k quotas, not k quotas plus or minus one.  Tolerances
+ * are stated where they are asserted, with the figures measured on this
+ * 2-core VM, shared with other work (a window is retried up to 3 times when
+ * the machine gave less than the limit: the limit is an upper bound).
+ */
+#include <dirent.h>
+
+#include "daemon/daemon.h"
+#include "harness.h"
+#include "test_daemon.h"
+
+static pid_t busy_pids[8];
+static unsigned nr_busy;
+
+/* workload spin SECONDS THREADS, killed by stop_all(). */
+static pid_t busy(int seconds, int threads)
+{
+	char s[16], t[16];
+	snprintf(s, sizeof s, "%d", seconds);
+	snprintf(t, sizeof t, "%d", threads);
+	const char *argv[] = {host_workload(), "spin", s, t, NULL};
+	pid_t pid = dmn_spawn(argv, NULL, NULL);
+	busy_pids[nr_busy++] = pid;
+	return pid;
+}
+
+static void stop_all(void)
+{
+	for (unsigned i = 0; i < nr_busy; i++) {
+		kill(busy_pids[i], SIGKILL);
+		waitpid(busy_pids[i], NULL, 0);
+	}
+	nr_busy = 0;
+}
+
+/* A number from a file of the daemon (through the socket, which works
+ * without /dev/fuse too): the file's first number, or the one after key. */
+static int64_t get_num(const struct dmn *m, const char *group,
+		       const char *file, const char *key)
+{
+	int fd = cfsbw_daemon_connect(m->sock);
+	if (fd < 0)
+		return -1;
+	char req[256], *reply = NULL;
+	snprintf(req, sizeof req, "get %s %s", group, file);
+	int st = cfsbw_daemon_call(fd, req, &reply);
+	close(fd);
+	int64_t v = -1;
+	if (st == 0) {
+		const char *p = key ? strstr(reply, key) : reply;
+		if (p)
+			v = strtoll(p + (key ? strlen(key) : 0), NULL, 10);
+	}
+	free(reply);
+	return v;
+}
+
+static int ctl(const struct dmn *m, const char *request)
+{
+	int fd = cfsbw_daemon_connect(m->sock);
+	if (fd < 0)
+		return fd;
+	char *reply = NULL;
+	int st = cfsbw_daemon_call(fd, request, &reply);
+	close(fd);
+	free(reply);
+	return st;
+}
+
+/* One group's line of the "stat" request: its figures at one instant. */
+struct gstat {
+	int64_t nr_periods, nr_throttled, usage_ns;
+};
+
+static int group_stat(const struct dmn *m, const char *group, struct gstat *g)
+{
+	int fd = cfsbw_daemon_connect(m->sock);
+	if (fd < 0)
+		return -1;
+	char req[256], *reply = NULL;
+	snprintf(req, sizeof req, "stat %s", group);
+	int st = cfsbw_daemon_call(fd, req, &reply);
+	close(fd);
+	long long q, per, np, nt, tt, u;
+	/* After the header: "PATH quota period nr_periods nr_throttled
+	 * throttled_time usage nr_procs". */
+	const char *line = st == 0 ? strchr(reply, '\n') : NULL;
+	int n = line ? sscanf(line + 1, "%*s %lld %lld %lld %lld %lld %lld", &q,
+			      &per, &np, &nt, &tt, &u)
+		     : 0;
+	free(reply);
+	if (n != 6)
+		return -1;
+	g->nr_periods = np;
+	g->nr_throttled = nt;
+	g->usage_ns = u;
+	return 0;
+}
+
+/* Sleep until group's nr_periods steps (2 s at most); *g is then. */
+static int next_boundary_stat(const struct dmn *m, const char *group,
+			      struct gstat *g)
+{
+	struct gstat g0;
+	if (group_stat(m, group, &g0))
+		return -1;
+	for (int i = 0; i < 4000; i++) {
+		if (group_stat(m, group, g))
+			return -1;
+		if (g->nr_periods != g0.nr_periods)
+			return 0;
+		usleep(500);
+	}
+	return -1;
+}
+
+/*
+ * CPU time group used per period over k whole periods, in ms: the window
+ * starts and ends when nr_periods steps, its usage read in the same reply.
+ * *thr: the periods it was throttled in.
+ */
+static double usage_per_period_ms(const struct dmn *m, const char *group,
+				  int k, int64_t *thr)
+{
+	struct gstat a, b;
+	if (next_boundary_stat(m, group, &a))
+		return -1;
+	for (int i = 0; i < k; i++)
+		if (next_boundary_stat(m, group, &b))
+			return -1;
+	*thr = b.nr_throttled - a.nr_throttled;
+	return (double)(b.usage_ns - a.usage_ns) / 1e6 /
+	       (double)(b.nr_periods - a.nr_periods);
+}
+
+static int write_pid(const struct dmn *m, const char *group, pid_t pid)
+{
+	char text[32];
+	snprintf(text, sizeof text, "%d\n", (int)pid);
+	return dmn_write(m, group, "cgroup.procs", text);
+}
+
+TEST(procs_moves_children_and_ebusy, "SPEC 8, R5")
+{
+	SKIP_WITHOUT_FUSE();
+	struct dmn m;
+	START(&m, NULL);
+	ASSERT_INT(mkdir(dmn_path(&m, "/a", NULL), 0755), ==, 0);
+	ASSERT_INT(mkdir(dmn_path(&m, "/b", NULL), 0755), ==, 0);
+	/* A shell puts itself in /a (echo $$), then starts two children. */
+	char script[10000];
+	snprintf(script, sizeof script,
+		 "echo $$ > %s; %s spin 30 & %s spin 30 & wait",
+		 dmn_path(&m, "/a", "cgroup.procs"), host_workload(),
+		 host_workload());
+	const char *argv[] = {"/bin/sh", "-c", script, NULL};
+	pid_t sh = dmn_spawn(argv, NULL, NULL);
+	busy_pids[nr_busy++] = sh;
+	int nr = 0;
+	for (int i = 0; i < 300 && nr < 3; i++) {
+		usleep(10000);
+		nr = 0;
+		char procs[256];
+		if (dmn_read(&m, "/a", "cgroup.procs", procs, sizeof procs) > 0)
+			for (char *p = procs; (p = strchr(p, '\n')); p++)
+				nr++;
+	}
+	/* The shell and its two children: a new child starts in its
+	 * parent's group (SPEC 8). */
+	ASSERT_INT(nr, ==, 3);
+	char procs[256];
+	dmn_read(&m, "/a", "cgroup.procs", procs, sizeof procs);
+	char want[32];
+	snprintf(want, sizeof want, "%d\n", (int)sh);
+	ASSERT_TRUE(strncmp(procs, want, strlen(want)) == 0); /* ascending */
+	/* rmdir of a group with processes: EBUSY. */
+	ASSERT_INT(rmdir(dmn_path(&m, "/a", NULL)) ? errno : 0, ==, EBUSY);
+	/* The shell moves to /b with `cfsbw ctl move`; its children stay. */
+	char req[64];
+	snprintf(req, sizeof req, "move %d /b", (int)sh);
+	ASSERT_INT(ctl(&m, req), ==, 0);
+	char b[256];
+	ASSERT_INT(dmn_read(&m, "/b", "cgroup.procs", b, sizeof b), >, 0);
+	ASSERT_STR(b, want);
+	/* tasks lists threads: the children's, one each here. */
+	char tasks[256];
+	ASSERT_INT(dmn_read(&m, "/a", "tasks", tasks, sizeof tasks), >, 0);
+	ASSERT_STR(tasks, procs + strlen(want));
+	/* ESRCH for no such process; EPERM for the daemon itself. */
+	ASSERT_INT(write_pid(&m, "/a", 0x3fffffff), ==, ESRCH);
+	ASSERT_INT(write_pid(&m, "/a", m.pid), ==, EPERM);
+	/* Everything exits: the groups empty and can be removed. */
+	for (char *p = tasks; *p; p = strchr(p, '\n') + 1)
+		kill((pid_t)atoi(p), SIGKILL);
+	stop_all();
+	for (int i = 0; i < 300; i++) {
+		char e[64];
+		if (dmn_read(&m, "/a", "cgroup.procs", e, sizeof e) == 0 &&
+		    dmn_read(&m, "/b", "cgroup.procs", e, sizeof e) == 0)
+			break;
+		usleep(10000);
+	}
+	ASSERT_INT(rmdir(dmn_path(&m, "/a", NULL)), ==, 0);
+	ASSERT_INT(rmdir(dmn_path(&m, "/b", NULL)), ==, 0);
+	ASSERT_INT(dmn_stop(&m), ==, 0);
+	char log[8192];
+	slurp(m.log, log, sizeof log);
+	dmn_clean(&m);
+	ASSERT_TRUE(strstr(log, "refused (EPERM): cfsbw itself") != NULL);
+}
+
+/*
+ * Seed 008's three examples, typed as the seed types them (mkdir, echo the
+ * quota, echo the period) on the mount, with a process of two busy threads
+ * placed by echo PID > cgroup.procs.  A window of 4 periods counts when the
+ * group was throttled in each of them, that is when the machine gave it at
+ * least its quota: then the usage per period is the quota within 3% (the
+ * host's overrun, measured +0.2..1.5% here).  On this 2-core VM, shared with
+ * other work (load 10-20 at times), the 2-CPU limit and even the 1-CPU one
+ * may not bind: the window is retried 3 times; a limit that never bound is
+ * still checked from above (never more than the quota + 3%), and the log
+ * says so with the figures.
+ */
+static void seed_example(const char *group, const char *quota_us,
+			 double quota_ms)
+{
+	struct dmn m;
+	START(&m, NULL);
+	ASSERT_INT(mkdir(dmn_path(&m, group, NULL), 0755), ==, 0);
+	ASSERT_INT(dmn_write(&m, group, "cpu.cfs_quota_us", quota_us), ==, 0);
+	ASSERT_INT(dmn_write(&m, group, "cpu.cfs_period_us", "500000\n"), ==, 0);
+	pid_t pid = busy(60, 2);
+	ASSERT_INT(write_pid(&m, group, pid), ==, 0);
+	double per = 0, worst = 0;
+	bool bound = false;
+	for (int attempt = 0; attempt < 3 && !bound; attempt++) {
+		int64_t thr = -1;
+		per = usage_per_period_ms(&m, group, 4, &thr);
+		bound = thr >= 4;
+		printf("    %s: %.1f ms per 500 ms period (quota %.0f ms), "
+		       "throttled in %lld of 4\n", group, per, quota_ms,
+		       (long long)thr);
+		if (per > worst)
+			worst = per;
+	}
+	stop_all();
+	ASSERT_INT(dmn_stop(&m), ==, 0);
+	dmn_clean(&m);
+	ASSERT_TRUE(per >= 0);
+	ASSERT_TRUE(worst <= quota_ms * 1.03);
+	if (bound)
+		ASSERT_TRUE(per >= quota_ms * 0.97);
+	else
+		printf("    the machine never gave %s its quota: checked from "
+		       "above only\n", group);
+}
+
+TEST(seed008_one_cpu, "seed 008 example 1, SPEC 5")
+{
+	SKIP_WITHOUT_FUSE();
+	seed_example("/one", "500000\n", 500);
+}
+
+TEST(seed008_two_cpus, "seed 008 example 2, SPEC 5")
+{
+	SKIP_WITHOUT_FUSE();
+	seed_example("/two", "1000000\n", 1000);
+}
+
+TEST(seed008_twenty_percent, "seed 008 example 3, SPEC 5")
+{
+	SKIP_WITHOUT_FUSE();
+	seed_example("/twenty", "100000\n", 100);
+}
+
+/*
+ * The two-level hierarchy of issue 15: /tenant 1 CPU, /tenant/web 0.75,
+ * /tenant/batch unlimited, two busy threads in each leaf.  The tenant gets
+ * its CPU (R5, R11: both leaves charge it), web at most 0.75 of it.
+ */
+TEST(hierarchy_tenant_web_batch, "R5 R11, SPEC 8")
+{
+	SKIP_WITHOUT_FUSE();
+	struct dmn m;
+	START(&m, NULL);
+	ASSERT_INT(mkdir(dmn_path(&m, "/tenant", NULL), 0755), ==, 0);
+	ASSERT_INT(mkdir(dmn_path(&m, "/tenant/web", NULL), 0755), ==, 0);
+	ASSERT_INT(mkdir(dmn_path(&m, "/tenant/batch", NULL), 0755), ==, 0);
+	ASSERT_INT(dmn_write(&m, "/tenant", "cpu.cfs_period_us", "100000"), ==, 0);
+	ASSERT_INT(dmn_write(&m, "/tenant", "cpu.cfs_quota_us", "100000"), ==, 0);
+	ASSERT_INT(dmn_write(&m, "/tenant/web", "cpu.cfs_period_us", "100000"),
+		   ==, 0);
+	ASSERT_INT(dmn_write(&m, "/tenant/web", "cpu.cfs_quota_us", "75000"), ==,
+		   0);
+	ASSERT_INT(write_pid(&m, "/tenant/web", busy(60, 2)), ==, 0);
+	ASSERT_INT(write_pid(&m, "/tenant/batch", busy(60, 2)), ==, 0);
+	double tenant = 0, web = 0, worst_tenant = 0, worst_web = 0;
+	bool bound = false;
+	for (int attempt = 0; attempt < 3 && !bound; attempt++) {
+		int64_t thr = -1;
+		int64_t w0 = get_num(&m, "/tenant/web", "cpuacct.usage", NULL);
+		tenant = usage_per_period_ms(&m, "/tenant", 10, &thr);
+		int64_t w1 = get_num(&m, "/tenant/web", "cpuacct.usage", NULL);
+		web = (double)(w1 - w0) / 1e6 / 10;
+		bound = thr >= 10;
+		printf("    per 100 ms: /tenant %.1f ms, /tenant/web %.1f ms, "
+		       "/tenant/batch %.1f ms; /tenant throttled in %lld of 10\n",
+		       tenant, web, tenant - web, (long long)thr);
+		if (tenant > worst_tenant)
+			worst_tenant = tenant;
+		if (web > worst_web)
+			worst_web = web;
+	}
+	stop_all();
+	ASSERT_INT(dmn_stop(&m), ==, 0);
+	dmn_clean(&m);
+	/* /web's window is not aligned to its own periods: +1 period's
+	 * worth (7.5 ms over 10) of slack. */
+	ASSERT_TRUE(worst_tenant <= 103);
+	ASSERT_TRUE(worst_web <= 75 * 1.03 + 7.5);
+	if (bound) {
+		ASSERT_TRUE(tenant >= 97);
+		ASSERT_TRUE(tenant - web >= 10); /* batch is not starved */
+	} else {
+		printf("    the machine never gave /tenant its CPU: checked "
+		       "from above only\n");
+	}
+}
+
+/* The one-letter state of every thread of pid: 't' if any is stopped. */
+static char proc_state_any(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	char state = '?';
+	if (!d)
+		return state;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		char st = proc_state((int)pid, atoi(e->d_name));
+		if (state == '?' || st == 't')
+			state = st;
+	}
+	closedir(d);
+	return state;
+}
+
+/*
+ * R4: a quota written while the group is throttled takes effect at once,
+ * not at the next period.  /slow holds 10 ms per 500 ms; once its busy
+ * process is throttled (nr_throttled steps, the process in a ptrace stop,
+ * 't'), the quota goes to "max": the process must leave the stop before
+ * the period ends (nr_periods unchanged), and within 100 ms (measured
+ * 0.3-2 ms here; the rest of the period is about 490 ms).
+ */
+TEST(quota_write_while_throttled_r4, "R4")
+{
+	struct dmn m;
+	START(&m, NULL);
+	ASSERT_INT(ctl(&m, "mkdir /slow"), ==, 0);
+	ASSERT_INT(ctl(&m, "set /slow cpu.max 10000 500000"), ==, 0);
+	pid_t pid = busy(60, 1);
+	char req[64];
+	snprintf(req, sizeof req, "move %d /slow", (int)pid);
+	ASSERT_INT(ctl(&m, req), ==, 0);
+	int64_t thr0 = get_num(&m, "/slow", "cpu.stat", "nr_throttled ");
+	bool stopped = false;
+	for (int i = 0; i < 3000 && !stopped; i++) {
+		usleep(1000);
+		stopped = get_num(&m, "/slow", "cpu.stat", "nr_throttled ") >
+				  thr0 &&
+			  proc_state_any(pid) == 't';
+	}
+	ASSERT_TRUE(stopped);
+	int64_t periods = get_num(&m, "/slow", "cpu.stat", "nr_periods ");
+	double t0 = host_now_s();
+	ASSERT_INT(ctl(&m, "set /slow cpu.cfs_quota_us -1"), ==, 0);
+	double took = -1;
+	while (host_now_s() - t0 < 1) {
+		if (proc_state_any(pid) != 't') {
+			took = host_now_s() - t0;
+			break;
+		}
+		usleep(200);
+	}
+	int64_t periods_after = get_num(&m, "/slow", "cpu.stat", "nr_periods ");
+	printf("    resumed %.2f ms after the write; periods %lld -> %lld\n",
+	       took * 1e3, (long long)periods, (long long)periods_after);
+	stop_all();
+	ASSERT_INT(dmn_stop(&m), ==, 0);
+	dmn_clean(&m);
+	ASSERT_TRUE(took >= 0 && took < 0.1);
+	ASSERT_INT(periods_after, ==, periods);
+}
+
+/*
+ * SPEC 8: a move is immediate.  A busy process moved from /a to /b: within
+ * one period (100 ms) /b's usage grows (by 1 ms: the machine may be busy)
+ * and /a's stops growing (under 5 ms in the next 200 ms).
+ */
+TEST(move_moves_usage_within_a_period, "SPEC 8, R5")
+{
+	struct dmn m;
+	START(&m, NULL);
+	ASSERT_INT(ctl(&m, "mkdir /a"), ==, 0);
+	ASSERT_INT(ctl(&m, "mkdir /b"), ==, 0);
+	ASSERT_INT(ctl(&m, "set /a cpu.max 80000 100000"), ==, 0);
+	ASSERT_INT(ctl(&m, "set /b cpu.max 80000 100000"), ==, 0);
+	pid_t pid = busy(60, 1);
+	char req[64];
+	snprintf(req, sizeof req, "move %d /a", (int)pid);
+	ASSERT_INT(ctl(&m, req), ==, 0);
+	usleep(300000);
+	snprintf(req, sizeof req, "move %d /b", (int)pid);
+	int64_t b0 = get_num(&m, "/b", "cpuacct.usage", NULL);
+	double t0 = host_now_s();
+	ASSERT_INT(ctl(&m, req), ==, 0);
+	int64_t a0 = get_num(&m, "/a", "cpuacct.usage", NULL);
+	double took = -1;
+	while (host_now_s() - t0 < 2) {
+		if (get_num(&m, "/b", "cpuacct.usage", NULL) - b0 >= 1000000) {
+			took = host_now_s() - t0;
+			break;
+		}
+		usleep(1000);
+	}
+	usleep(200000);
+	int64_t a1 = get_num(&m, "/a", "cpuacct.usage", NULL);
+	printf("    /b ran 1 ms %.0f ms after the move; /a grew %.2f ms after\n",
+	       took * 1e3, (double)(a1 - a0) / 1e6);
+	stop_all();
+	ASSERT_INT(dmn_stop(&m), ==, 0);
+	dmn_clean(&m);
+	ASSERT_TRUE(took >= 0 && took < 0.1);
+	ASSERT_TRUE(a1 - a0 < 5000000);
+}
+
+/*
+ * cfsbw run --group from a process the daemon did not start (the daemon is
+ * this test's child, not CMD's ancestor): CMD is in the group before it
+ * runs (it reads its own group's cgroup.procs), and its exit status and
+ * death by signal come back as with plain cfsbw run.
+ */
+TEST(run_group_from_another_shell, "SPEC 8, issue 15")
+{
+	struct dmn m;
+	START(&m, NULL);
+	ASSERT_INT(ctl(&m, "mkdir /web"), ==, 0);
+	char out[200], script[512];
+	snprintf(out, sizeof out, "%s/run.out", m.dir);
+	snprintf(script, sizeof script,
+		 "%s ctl --socket %s get /web cgroup.procs; echo self $$; exit 7",
+		 host_bin(), m.sock);
+	const char *argv[] = {host_bin(), "run",   "--group", "/web",
+			      "--socket", m.sock, "--",      "/bin/sh",
+			      "-c",       script, NULL};
+	pid_t pid = dmn_spawn(argv, out, NULL);
+	int status;
+	waitpid(pid, &status, 0);
+	char text[512];
+	slurp(out, text, sizeof text);
+	unlink(out);
+	const char *argv2[] = {host_bin(), "run", "--group", "/web", "--socket",
+			       m.sock, "--", "/bin/sh", "-c", "kill -TERM $$",
+			       NULL};
+	int status2;
+	waitpid(dmn_spawn(argv2, NULL, NULL), &status2, 0);
+	const char *argv3[] = {host_bin(), "run", "--group", "/nope", "--socket",
+			       m.sock, "--", "true", NULL};
+	int status3;
+	waitpid(dmn_spawn(argv3, NULL, NULL), &status3, 0);
+	ASSERT_INT(dmn_stop(&m), ==, 0);
+	dmn_clean(&m);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_INT(WEXITSTATUS(status), ==, 7);
+	/* The shell's own PID is the first line of its group's cgroup.procs. */
+	const char *self = strstr(text, "self ");
+	ASSERT_TRUE(self != NULL);
+	int shell = atoi(self + 5);
+	char first[32];
+	snprintf(first, sizeof first, "%d\n", shell);
+	ASSERT_TRUE(strncmp(text, first, strlen(first)) == 0);
+	ASSERT_INT(WEXITSTATUS(status2), ==, 128 + SIGTERM);
+	ASSERT_INT(WEXITSTATUS(status3), ==, 125);
+}
+
+TEST_MAIN(TEST_ENTRY(procs_moves_children_and_ebusy)
+	  TEST_ENTRY(run_group_from_another_shell)
+	  TEST_ENTRY(quota_write_while_throttled_r4)
+	  TEST_ENTRY(move_moves_usage_within_a_period)
+	  TEST_ENTRY(seed008_one_cpu)
+	  TEST_ENTRY(seed008_two_cpus)
+	  TEST_ENTRY(seed008_twenty_percent)
+	  TEST_ENTRY(hierarchy_tenant_web_batch))
