@@ -496,10 +496,63 @@ TEST(run_group_from_another_shell, "SPEC 8, issue 15")
 	ASSERT_INT(WEXITSTATUS(status3), ==, 125);
 }
 
+/*
+ * Issue 15's fail-safe and restart: kill -9 of the daemon while its group
+ * is throttled leaves no process stopped (the kernel detaches a dead
+ * tracer's tracees and wakes them), and a daemon started again on the same
+ * directory and state file detaches the dead mount, restores the groups
+ * and takes the process back into its group.
+ */
+TEST(kill9_then_restart_takes_processes_back, "SPEC 8, issue 15, R7")
+{
+	SKIP_WITHOUT_FUSE();
+	struct dmn m;
+	dmn_paths(&m);
+	const char *const extra[] = {"--state", m.state, NULL};
+	ASSERT_INT(dmn_start(&m, extra), ==, 0);
+	ASSERT_INT(mkdir(dmn_path(&m, "/g", NULL), 0755), ==, 0);
+	ASSERT_INT(dmn_write(&m, "/g", "cpu.max", "10000 500000"), ==, 0);
+	pid_t pid = busy(60, 1);
+	ASSERT_INT(write_pid(&m, "/g", pid), ==, 0);
+	bool stopped = false;
+	for (int i = 0; i < 3000 && !stopped; i++) {
+		usleep(1000);
+		stopped = proc_state_any(pid) == 't';
+	}
+	ASSERT_TRUE(stopped);
+	kill(m.pid, SIGKILL);
+	waitpid(m.pid, NULL, 0);
+	char state = 't';
+	for (int i = 0; i < 1000 && state == 't'; i++) {
+		usleep(1000);
+		state = proc_state_any(pid);
+	}
+	ASSERT_TRUE(state == 'R' || state == 'S');
+	/* Same directory, same state: the dead mount is detached. */
+	ASSERT_INT(dmn_start(&m, extra), ==, 0);
+	char procs[64], want[32];
+	snprintf(want, sizeof want, "%d\n", (int)pid);
+	int n = dmn_read(&m, "/g", "cgroup.procs", procs, sizeof procs);
+	char max[64];
+	int k = dmn_read(&m, "/g", "cpu.max", max, sizeof max);
+	stop_all();
+	ASSERT_INT(dmn_stop(&m), ==, 0);
+	char log[8192];
+	slurp(m.log, log, sizeof log);
+	dmn_clean(&m);
+	ASSERT_INT(n, >, 0);
+	ASSERT_STR(procs, want);
+	ASSERT_INT(k, >, 0);
+	ASSERT_STR(max, "10000 500000\n");
+	ASSERT_TRUE(strstr(log, "detached the mount of a daemon that died"));
+	ASSERT_TRUE(strstr(log, "took back process"));
+}
+
 TEST_MAIN(TEST_ENTRY(procs_moves_children_and_ebusy)
 	  TEST_ENTRY(run_group_from_another_shell)
 	  TEST_ENTRY(quota_write_while_throttled_r4)
 	  TEST_ENTRY(move_moves_usage_within_a_period)
+	  TEST_ENTRY(kill9_then_restart_takes_processes_back)
 	  TEST_ENTRY(seed008_one_cpu)
 	  TEST_ENTRY(seed008_two_cpus)
 	  TEST_ENTRY(seed008_twenty_percent)
