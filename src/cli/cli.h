@@ -13,6 +13,7 @@ int cli_record_main(int argc, char **argv); /* src/cli/cmd_record.c */
 int cli_demo_main(int argc, char **argv); /* cfsbw demo: src/cli/cmd_demo.c */
 int cli_daemon_main(int argc, char **argv); /* src/cli/cmd_daemon.c */
 int cli_ctl_main(int argc, char **argv);    /* src/cli/cmd_ctl.c */
+int cli_top_main(int argc, char **argv);    /* src/cli/cmd_top.c */
 /* cfsbw run --group: src/cli/cmd_run_group.c */
 int cli_run_group(const char *group, const char *socket, char **argv);
 

@@ -16,8 +16,9 @@ static const char usage[] =
 	"  plan  the smallest CPU limit that keeps throttling under a target\n"
 	"  record  write a command's or a process's run and sleep intervals\n"
 	"  demo  the seeds' three examples, on real processes and in the simulator\n"
-	"  daemon  a live tree of groups: a cgroupfs-like mount and a socket\n"
+	"  daemon a live tree of groups: a cgroupfs-like mount and a socket\n"
 	"  ctl   the daemon's tree over its socket (mkdir, set, get, move...)\n"
+	"  top   a live table of the daemon's groups\n"
 	"\n"
 	"  cfsbw COMMAND --help   the command's own options\n"
 	"  cfsbw --version\n";
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
 		return cli_daemon_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "ctl"))
 		return cli_ctl_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "top"))
+		return cli_top_main(argc - 1, argv + 1);
 	fprintf(stderr, "cfsbw: unknown command '%s'\n\n%s", cmd, usage);
 	return 2;
 }
