@@ -14,6 +14,7 @@
  * the machine gave less than the limit: the limit is an upper bound).
  */
 #include <dirent.h>
+#include <sys/prctl.h>
 
 #include "daemon/daemon.h"
 #include "harness.h"
@@ -548,8 +549,62 @@ TEST(kill9_then_restart_takes_processes_back, "SPEC 8, issue 15, R7")
 	ASSERT_TRUE(strstr(log, "took back process"));
 }
 
+/*
+ * A daemon run by another user than the process's (root starts it as
+ * nobody): the move fails with EPERM, cgroup.procs stays empty, and the
+ * log says "another user's process" (SPEC 8, issue 15's EPERM reasons).
+ */
+TEST(eperm_for_another_users_process, "SPEC 8")
+{
+	if (geteuid() != 0) {
+		printf("    skip: needs root, to start a daemon as another user\n");
+		return;
+	}
+	struct dmn m;
+	dmn_paths(&m);
+	chmod(m.dir, 0777);
+	fflush(stdout);
+	fflush(stderr);
+	m.pid = fork();
+	if (m.pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		dup2(open(m.log, O_WRONLY | O_CREAT | O_APPEND, 0666), 2);
+		if (setgid(65534) || setuid(65534))
+			_exit(125);
+		execl(host_bin(), host_bin(), "daemon", "--socket", m.sock,
+		      (char *)NULL);
+		_exit(126);
+	}
+	struct stat st;
+	for (int i = 0; i < 500 && stat(m.sock, &st); i++)
+		usleep(10000);
+	ASSERT_INT(ctl(&m, "mkdir /web"), ==, 0);
+	pid_t pid = busy(60, 1);
+	char req[64];
+	snprintf(req, sizeof req, "move %d /web", (int)pid);
+	int err = ctl(&m, req);
+	char *procs = NULL;
+	int fd = cfsbw_daemon_connect(m.sock);
+	int got = fd >= 0 ? cfsbw_daemon_call(fd, "get /web cgroup.procs", &procs)
+			 : -1;
+	if (fd >= 0)
+		close(fd);
+	bool empty = got == 0 && procs && !procs[0];
+	free(procs);
+	stop_all();
+	int rc = dmn_stop(&m);
+	char log[8192];
+	slurp(m.log, log, sizeof log);
+	dmn_clean(&m);
+	ASSERT_INT(rc, ==, 0);
+	ASSERT_INT(err, ==, EPERM);
+	ASSERT_TRUE(empty);
+	ASSERT_TRUE(strstr(log, "refused (EPERM): another user's process"));
+}
+
 TEST_MAIN(TEST_ENTRY(procs_moves_children_and_ebusy)
 	  TEST_ENTRY(run_group_from_another_shell)
+	  TEST_ENTRY(eperm_for_another_users_process)
 	  TEST_ENTRY(quota_write_while_throttled_r4)
 	  TEST_ENTRY(move_moves_usage_within_a_period)
 	  TEST_ENTRY(kill9_then_restart_takes_processes_back)
