@@ -66,6 +66,22 @@ static int64_t get_num(const struct dmn *m, const char *group,
 	return v;
 }
 
+/* cgroup.procs of group through the socket: its length, or -1. */
+static int dmn_read_ctl(const struct dmn *m, const char *group, char *buf,
+			size_t size)
+{
+	int fd = cfsbw_daemon_connect(m->sock);
+	if (fd < 0)
+		return -1;
+	char req[256], *reply = NULL;
+	snprintf(req, sizeof req, "get %s cgroup.procs", group);
+	int st = cfsbw_daemon_call(fd, req, &reply);
+	close(fd);
+	int n = st == 0 ? snprintf(buf, size, "%s", reply) : -1;
+	free(reply);
+	return n;
+}
+
 static int ctl(const struct dmn *m, const char *request)
 {
 	int fd = cfsbw_daemon_connect(m->sock);
@@ -482,6 +498,27 @@ TEST(run_group_from_another_shell, "SPEC 8, issue 15")
 			       m.sock, "--", "true", NULL};
 	int status3;
 	waitpid(dmn_spawn(argv3, NULL, NULL), &status3, 0);
+	/* A SIGTERM sent to cfsbw run reaches CMD, whose status comes back. */
+	char out4[200];
+	snprintf(out4, sizeof out4, "%s/trap.out", m.dir);
+	const char *argv4[] = {host_bin(), "run", "--group", "/web", "--socket",
+			       m.sock, "--", host_workload(), "trap", "15", "20",
+			       NULL};
+	pid_t run4 = dmn_spawn(argv4, out4, NULL);
+	/* Once CMD is in /web (placed before it execs), signal cfsbw run. */
+	for (int i = 0; i < 500; i++) {
+		char procs[64];
+		if (dmn_read_ctl(&m, "/web", procs, sizeof procs) > 0)
+			break;
+		usleep(10000);
+	}
+	usleep(100000); /* CMD has installed its handler */
+	kill(run4, SIGTERM);
+	int status4;
+	waitpid(run4, &status4, 0);
+	char text4[256];
+	slurp(out4, text4, sizeof text4);
+	unlink(out4);
 	ASSERT_INT(dmn_stop(&m), ==, 0);
 	dmn_clean(&m);
 	ASSERT_TRUE(WIFEXITED(status));
@@ -495,6 +532,9 @@ TEST(run_group_from_another_shell, "SPEC 8, issue 15")
 	ASSERT_TRUE(strncmp(text, first, strlen(first)) == 0);
 	ASSERT_INT(WEXITSTATUS(status2), ==, 128 + SIGTERM);
 	ASSERT_INT(WEXITSTATUS(status3), ==, 125);
+	ASSERT_TRUE(WIFEXITED(status4));
+	ASSERT_INT(WEXITSTATUS(status4), ==, 3);
+	ASSERT_TRUE(strstr(text4, "caught 15") != NULL);
 }
 
 /*
