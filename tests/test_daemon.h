@@ -129,6 +129,13 @@ static inline int dmn_stop(struct dmn *m)
 /* Remove the daemon's directory (after dmn_stop). */
 static inline void dmn_clean(struct dmn *m)
 {
+	/* A daemon that failed (a sanitizer report, say): show its log. */
+	const char *show = getenv("CFSBW_DAEMON_LOG");
+	if (show && *show) {
+		char log[16384];
+		slurp(m->log, log, sizeof log);
+		fprintf(stderr, "--- %s\n%s---\n", m->log, log);
+	}
 	unlink(m->sock);
 	unlink(m->state);
 	unlink(m->log);

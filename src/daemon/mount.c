@@ -41,19 +41,25 @@
 #define INO_STRIDE 32u
 #define MAX_WRITE_BYTES 4096u
 
+/* One open file: the snapshot that reads at offsets > 0 come from. */
+struct open_file {
+	struct open_file *prev, *next; /* the mount's open files */
+	char *text;
+	size_t len;
+	bool have;
+};
+
 struct cfsbw_daemon__mount {
 	struct fuse_session *se;
+	/*
+	 * Files open now.  The kernel sends RELEASE after close(2) returns, so
+	 * some may still be open when the daemon stops: freed at unmount.
+	 */
+	struct open_file open_files;
 	struct fuse_buf buf;
 	char *dir;
 	int fd;
 	struct timespec start;
-};
-
-/* One open file: the snapshot that reads at offsets > 0 come from. */
-struct open_file {
-	char *text;
-	size_t len;
-	bool have;
 };
 
 static fuse_ino_t ino_make(uint64_t id, unsigned slot)
@@ -274,8 +280,23 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->fh = (uint64_t)(uintptr_t)of;
 	fi->direct_io = 1;
 	fi->keep_cache = 0;
-	if (fuse_reply_open(req, fi) != 0)
+	if (fuse_reply_open(req, fi) != 0) {
 		free(of); /* the opener was interrupted: no release follows */
+		return;
+	}
+	struct open_file *head = &d->mount->open_files;
+	of->next = head->next;
+	of->prev = head;
+	head->next->prev = of;
+	head->next = of;
+}
+
+static void open_file_free(struct open_file *of)
+{
+	of->prev->next = of->next;
+	of->next->prev = of->prev;
+	free(of->text);
+	free(of);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino,
@@ -284,8 +305,7 @@ static void op_release(fuse_req_t req, fuse_ino_t ino,
 	(void)ino;
 	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
 	if (of)
-		free(of->text);
-	free(of);
+		open_file_free(of);
 	fuse_reply_err(req, 0);
 }
 
@@ -474,6 +494,7 @@ int cfsbw_daemon_mount(struct cfsbw_daemon *d, const char *dir)
 		return -ENOMEM;
 	clock_gettime(CLOCK_REALTIME, &m->start);
 	m->fd = -1;
+	m->open_files.next = m->open_files.prev = &m->open_files;
 	/*
 	 * default_permissions: the kernel checks the modes above (0444 for
 	 * cpu.stat, the daemon's user as owner).  allow_other, as root only
@@ -525,6 +546,8 @@ void cfsbw_daemon__mount_free(struct cfsbw_daemon *d)
 	d->drv->unwatch_fd(d->drv_ctx, m->fd);
 	fuse_session_unmount(m->se);
 	fuse_session_destroy(m->se);
+	while (m->open_files.next != &m->open_files)
+		open_file_free(m->open_files.next);
 	free(m->buf.mem);
 	free(m->dir);
 	free(m);
