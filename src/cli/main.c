@@ -16,7 +16,7 @@ static const char usage[] =
 	"  plan  the smallest CPU limit that keeps throttling under a target\n"
 	"  record  write a command's or a process's run and sleep intervals\n"
 	"  demo  the seeds' three examples, on real processes and in the simulator\n"
-	"  daemon a live tree of groups: a cgroupfs-like mount and a socket\n"
+	"  daemon  a live tree of groups: a cgroupfs-like mount and a socket\n"
 	"  ctl   the daemon's tree over its socket (mkdir, set, get, move...)\n"
 	"  top   a live table of the daemon's groups\n"
 	"\n"
