@@ -3,6 +3,7 @@
  * needs, read and prepared (sim_load.h), and one run of it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -462,8 +463,20 @@ int cli_sim_run(const struct cli_sim_opts *o, struct cfsbw_sim_scenario *sc,
 			g_cmd, name, o->max_memory ? o->max_memory : "2G");
 	if (how->report == 2)
 		cfsbw_sim_report_json(s, name, stdout);
-	else if (how->report == 1)
+	else if (how->report == 1) {
 		cfsbw_sim_report_text(s, name, stdout);
+		/* a replay's end: when its last thread exited */
+		for (size_t i = 0; i < cfsbw_sim_nr_lines(s); i++) {
+			struct cfsbw_sim_line_result r;
+			cfsbw_sim_line_result(s, i, &r);
+			if (r.exited)
+				printf("%u: %" PRIu64 " of %u threads exited, the "
+				       "last at %" PRId64 ".%03" PRId64 " s\n",
+				       r.spec->line, r.exited, r.spec->count,
+				       r.last_exit_ns / 1000000000,
+				       r.last_exit_ns / 1000000 % 1000);
+		}
+	}
 	rc = 0;
 	if (pt && how->group && cfsbw_sim_point_measure(s, how->group, pt)) {
 		fprintf(stderr, "cfsbw %s: %s: no group %s\n", g_cmd, name,

@@ -1,0 +1,91 @@
+#!/bin/sh
+# replay_make.sh - the simulator against a real build (issue 14, "Done
+# when"): `cfsbw record -- make -j2` of cfsbw itself (a clean build in a
+# temporary copy), replayed with no limit (its CPU against the recorded
+# CPU: within 2%), and replayed under a --cpus 0.5 limit (its time against
+# `cfsbw run --cpus 0.5 -- make -j2` of the same clean build: within 10%).
+#
+# The wall-time comparison only means something on a machine with CPU to
+# spare: a build that waits for other work takes longer for reasons the
+# replay does not know.  The script prints the load and the CPU pressure
+# (/proc/pressure/cpu) beside each figure, and the share of the run's time
+# the build really had the CPU it was allowed.
+#
+#   sh bench/replay_make.sh            (from the source tree, after make)
+set -eu
+
+bin=${CFSBW_BIN:-$(pwd)/build/cfsbw}
+rec_bin=${CFSBW_RECORD_BIN:-$bin}
+src=$(pwd)
+work=$(mktemp -d /tmp/cfsbw-replay-make-XXXXXX)
+trap 'rm -rf "$work"' EXIT INT TERM
+
+if ! "$rec_bin" record --help >/dev/null 2>&1; then
+	echo "replay_make: $rec_bin has no record command" >&2
+	exit 1
+fi
+
+pressure() {
+	if [ -r /proc/pressure/cpu ]; then
+		sed -n 's/^some avg10=\([0-9.]*\).*/cpu pressure \1%/p' /proc/pressure/cpu
+	else
+		echo "cpu pressure unknown"
+	fi
+}
+
+fresh_copy() {
+	rm -rf "$work/src"
+	mkdir "$work/src"
+	(cd "$src" && git archive HEAD) | tar xf - -C "$work/src"
+}
+
+now_ns() { date +%s%N; }
+
+echo "== replay of make -j2 (cfsbw, clean build), $(nproc) CPUs"
+echo "   before: load $(cut -d' ' -f1-3 /proc/loadavg), $(pressure)"
+
+fresh_copy
+t0=$(now_ns)
+(cd "$work/src" && "$rec_bin" record -o "$work/make.trace" -- make -j2 >/dev/null)
+t1=$(now_ns)
+rec_wall=$(( (t1 - t0) / 1000000 ))
+rec_cpu=$(awk '$1 == "run" { s += $4 - $3 } END { printf "%d", s / 1000000 }' \
+	"$work/make.trace")
+echo "   recorded: wall ${rec_wall} ms, CPU ${rec_cpu} ms, $(grep -c '^thread' "$work/make.trace") threads; $(pressure)"
+
+# unlimited: the CPU of the replay against the recorded CPU
+sim_cpu=$("$bin" sim --replay "$work/make.trace" --cpus "$(nproc)" --json |
+	grep '"workload": "trace"' | sed 's/.*"cpu_time_ns": \([0-9]*\).*/\1/')
+sim_cpu=$(( sim_cpu / 1000000 ))
+echo "   replayed, no limit: CPU ${sim_cpu} ms: $(awk -v a="$sim_cpu" -v b="$rec_cpu" \
+	'BEGIN { printf "%+.2f%% of the recorded (target: within 2%%)", (a - b) * 100 / b }')"
+
+# --cpus 0.5 as cfsbw run sets it (v4: a 500 ms period, 250 ms of quota)
+"$bin" sim --replay "$work/make.trace" --cpus "$(nproc)" \
+	--sweep cpu.cfs_quota_us=250ms > "$work/sweep.txt"
+sim_wall=$(awk '$1 == "250000" { printf "%d", $5 * 1000 }' \
+	"$work/sweep.txt")
+
+fresh_copy
+t0=$(now_ns)
+(cd "$work/src" && "$bin" run --cpus 0.5 --stats "$work/run.json" -- \
+	make -j2 >/dev/null)
+t1=$(now_ns)
+run_wall=$(( (t1 - t0) / 1000000 ))
+run_cpu=$(sed 's/.*"usage_ns": \([0-9]*\).*/\1/' "$work/run.json")
+run_cpu=$(( run_cpu / 1000000 ))
+echo "   --cpus 0.5: cfsbw run ${run_wall} ms, the replay ${sim_wall} ms: $(awk \
+	-v a="$sim_wall" -v b="$run_wall" \
+	'BEGIN { printf "%+.1f%% (target: within 10%%)", (a - b) * 100 / b }'); $(pressure)"
+# What the build got: below 0.5 CPU, the machine's other work held it back
+# more than the limit did.  The replay at the rate it got, for comparison.
+got=$(awk -v c="$run_cpu" -v w="$run_wall" 'BEGIN { printf "%.3f", c / w }')
+echo "   cfsbw run's build got ${got} CPU on average (${run_cpu} ms of CPU)"
+got_us=$(awk -v g="$got" 'BEGIN { printf "%d", g * 500000 }')
+"$bin" sim --replay "$work/make.trace" --cpus "$(nproc)" \
+	--sweep "cpu.cfs_quota_us=$got_us" > "$work/sweep2.txt"
+sim_got=$(awk -v v="$got_us" '$1 == v { printf "%d", $5 * 1000 }' \
+	"$work/sweep2.txt")
+echo "   the replay at ${got} CPU: ${sim_got} ms: $(awk -v a="$sim_got" \
+	-v b="$run_wall" 'BEGIN { printf "%+.1f%%", (a - b) * 100 / b }')"
+echo "   after: load $(cut -d' ' -f1-3 /proc/loadavg)"
