@@ -495,6 +495,37 @@ static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 	return -1;
 }
 
+/*
+ * The flags the host driver takes before it starts (--policy,
+ * --stat-interval, --pid) into *cfg and pids; returns 0 or exit status 2.
+ * A function of its own so that tests/fuzz/ can call it.
+ */
+static int parse_host_flags(const struct run_opts *o,
+			    struct cfsbw_host_config *cfg, pid_t *pids,
+			    unsigned *nr_pids)
+{
+	if (o->policy) {
+		int err = cfsbw_policy_parse(o->policy, &cfg->policy);
+		if (err < 0 || cfg->policy == CFSBW_POLICY_HARDLIMITS)
+			return bad_value("--policy", o->policy, NULL, -EINVAL,
+					 "the host driver knows v4 and upstream");
+	}
+	if (o->stat_interval) {
+		int err = cfsbw_parse_duration(o->stat_interval,
+					       CFSBW_NSEC_PER_USEC,
+					       &cfg->stat_interval_ns);
+		if (err < 0 || cfg->stat_interval_ns < CFSBW_NSEC_PER_MSEC)
+			return bad_value("--stat-interval", o->stat_interval,
+					 NULL, err < 0 ? err : -EINVAL,
+					 "a duration of at least 1ms");
+	}
+	if (o->pid && parse_pids(o->pid, pids, nr_pids) < 0)
+		return bad_value("--pid", o->pid, NULL, -EINVAL,
+				 "process ids, positive integers, separated "
+				 "by commas, at most " RUN_MAX_PIDS_TEXT);
+	return 0;
+}
+
 int cli_run_main(int argc, char **argv)
 {
 	struct run_opts o;
@@ -505,27 +536,11 @@ int cli_run_main(int argc, char **argv)
 
 	struct cfsbw_host_config cfg;
 	memset(&cfg, 0, sizeof cfg);
-	if (o.policy) {
-		int err = cfsbw_policy_parse(o.policy, &cfg.policy);
-		if (err < 0 || cfg.policy == CFSBW_POLICY_HARDLIMITS)
-			return bad_value("--policy", o.policy, NULL, -EINVAL,
-					 "the host driver knows v4 and upstream");
-	}
-	if (o.stat_interval) {
-		int err = cfsbw_parse_duration(o.stat_interval,
-					       CFSBW_NSEC_PER_USEC,
-					       &cfg.stat_interval_ns);
-		if (err < 0 || cfg.stat_interval_ns < CFSBW_NSEC_PER_MSEC)
-			return bad_value("--stat-interval", o.stat_interval,
-					 NULL, err < 0 ? err : -EINVAL,
-					 "a duration of at least 1ms");
-	}
 	pid_t pids[RUN_MAX_PIDS];
 	unsigned nr_pids = 0;
-	if (o.pid && parse_pids(o.pid, pids, &nr_pids) < 0)
-		return bad_value("--pid", o.pid, NULL, -EINVAL,
-				 "process ids, positive integers, separated "
-				 "by commas, at most " RUN_MAX_PIDS_TEXT);
+	rc = parse_host_flags(&o, &cfg, pids, &nr_pids);
+	if (rc)
+		return rc;
 
 	int64_t start = cfsbw_host_now_ns();
 	cfg.on_stat = print_stat;

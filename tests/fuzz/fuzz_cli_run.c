@@ -6,15 +6,16 @@
  * The input is the argument vector, arguments separated by NUL bytes (the
  * seeds in corpus/cli_run/ are command lines written that way).  The
  * command's source is included here so that its static parsers can be
- * called as the command calls them: parse_args, then the value parsers,
- * then configure() on a host that is created but never runs a process.
+ * called as the command calls them: parse_args, parse_host_flags, then
+ * configure() on a host that is created but never runs a process.
  *
  * Checks: every outcome is "go on", 0 (--help) or 2 (rejected input, with
  * a message), never a crash; an accepted --cpus X sets a quota of X times
  * the period (to the microsecond) and --quota max, or a negative --cpus,
  * no limit at all.
  */
-#include "cli/run.c"
+#include "cli/cmd_run.c"
+#include "cli/watchdog.c"
 
 #include "fuzz.h"
 
@@ -69,29 +70,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 "run");
 	FZ_CHECK(!(o.pid && o.argv[0]), "accepted --pid and a command");
 
-	/* cli_run_main's checks before it creates the host. */
 	struct cfsbw_host_config cfg;
 	memset(&cfg, 0, sizeof cfg);
-	if (o.policy) {
-		int err = cfsbw_policy_parse(o.policy, &cfg.policy);
-		if (err < 0 || cfg.policy == CFSBW_POLICY_HARDLIMITS)
-			goto out;
-	}
-	if (o.stat_interval &&
-	    (cfsbw_parse_duration(o.stat_interval, CFSBW_NSEC_PER_USEC,
-				  &cfg.stat_interval_ns) < 0 ||
-	     cfg.stat_interval_ns < CFSBW_NSEC_PER_MSEC))
+	pid_t pids[RUN_MAX_PIDS];
+	unsigned nr = 0;
+	rc = parse_host_flags(&o, &cfg, pids, &nr);
+	FZ_CHECK(rc == 0 || rc == 2, "parse_host_flags: %d", rc);
+	if (rc)
 		goto out;
-	if (o.pid) {
-		pid_t pids[RUN_MAX_PIDS];
-		unsigned nr = 0;
-		if (parse_pids(o.pid, pids, &nr) == 0) {
-			FZ_CHECK(nr >= 1 && nr <= RUN_MAX_PIDS, "%u pids", nr);
-			for (unsigned i = 0; i < nr; i++)
-				FZ_CHECK(pids[i] > 0, "--pid %s: pid %d", o.pid,
-					 (int)pids[i]);
-		}
-	}
+	FZ_CHECK(cfg.policy == CFSBW_POLICY_V4 ||
+			 cfg.policy == CFSBW_POLICY_UPSTREAM,
+		 "policy %d", (int)cfg.policy);
+	FZ_CHECK(!o.stat_interval ||
+			 cfg.stat_interval_ns >= CFSBW_NSEC_PER_MSEC,
+		 "--stat-interval %s: %lld ns", o.stat_interval,
+		 (long long)cfg.stat_interval_ns);
+	FZ_CHECK(!o.pid || (nr >= 1 && nr <= RUN_MAX_PIDS), "%u pids", nr);
+	for (unsigned i = 0; i < nr; i++)
+		FZ_CHECK(pids[i] > 0, "--pid %s: pid %d", o.pid, (int)pids[i]);
 	struct cfsbw_host *h;
 	int err = cfsbw_host_create(&cfg, &h);
 	FZ_CHECK(err == 0, "host create: %d", err);

@@ -59,6 +59,7 @@ struct fz {
 	int64_t now;
 	struct fz_group groups[FZ_MAX_GROUPS];
 	unsigned nr_callbacks; /* of any kind, ever */
+	unsigned nr_throttle_callbacks; /* throttle and unthrottle, ever */
 	bool in_fire;          /* a timer of ours is running */
 };
 
@@ -74,6 +75,7 @@ static void cb_throttle(void *ctx, struct cfsbw_group *g, unsigned rq)
 	struct fz *f = ctx;
 	struct fz_group *fg = fz_of(g);
 	f->nr_callbacks++;
+	f->nr_throttle_callbacks++;
 	FZ_CHECK(rq < f->nr_rq, "rq %u of %u", rq, f->nr_rq);
 	FZ_CHECK(!fg->throttled[rq], "%s on rq %u throttled twice",
 		 cfsbw_group_path(g), rq);
@@ -85,6 +87,7 @@ static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
 	struct fz *f = ctx;
 	struct fz_group *fg = fz_of(g);
 	f->nr_callbacks++;
+	f->nr_throttle_callbacks++;
 	FZ_CHECK(rq < f->nr_rq, "rq %u of %u", rq, f->nr_rq);
 	FZ_CHECK(fg->throttled[rq], "%s on rq %u unthrottled while running",
 		 cfsbw_group_path(g), rq);
@@ -466,19 +469,30 @@ static void op_read(struct fz *f, struct fz_input *in)
 	}
 }
 
-/* A delta of time: mostly ticks and slices, sometimes whole periods. */
+/* now + delta, saturating at INT64_MAX (the clock of a driver that has
+ * run for 292 years stays there). */
+static int64_t fz_later(int64_t now, int64_t delta)
+{
+	return delta > INT64_MAX - now ? INT64_MAX : now + delta;
+}
+
+/*
+ * A delta of time: mostly ticks and slices, sometimes whole periods, and
+ * now and then anything up to INT64_MAX (cfsbw.h: a charge above
+ * CFSBW_CHARGE_MAX_NS counts as that much).
+ */
 static int64_t fz_delta(struct fz_input *in)
 {
-	switch (fz_u8(in) % 4) {
-	case 0:
+	unsigned kind = fz_u8(in) % 16;
+	if (kind < 4)
 		return (int64_t)fz_bytes(in, 2); /* up to 65 us */
-	case 1:
+	if (kind < 8)
 		return (int64_t)fz_bytes(in, 3) * 64; /* up to 1 s */
-	case 2:
+	if (kind < 12)
 		return (int64_t)(fz_u8(in) % 16) * CFSBW_NSEC_PER_MSEC;
-	default:
+	if (kind < 15)
 		return (int64_t)fz_bytes(in, 5); /* up to 18 min */
-	}
+	return (int64_t)(fz_bytes(in, 8) & (uint64_t)INT64_MAX);
 }
 
 static void op_charge(struct fz *f, struct fz_input *in)
@@ -491,7 +505,7 @@ static void op_charge(struct fz *f, struct fz_input *in)
 	fz_i128 before[FZ_MAX_GROUPS];
 	fz_held_all(f, before);
 	/* Fire no timer here: the charge ends at now + delta. */
-	f->now += delta;
+	f->now = fz_later(f->now, delta);
 	bool stop = cfsbw_charge(fg->g, rq, delta, f->now);
 	FZ_CHECK(stop == cfsbw_throttled(fg->g, rq),
 		 "charge of %s on rq %u says stop=%d, throttled=%d",
@@ -533,23 +547,25 @@ static void op_enqueue(struct fz *f, struct fz_input *in, bool enqueue)
 
 static void op_advance(struct fz *f, struct fz_input *in)
 {
-	int64_t until = f->now + fz_delta(in);
+	int64_t until = fz_later(f->now, fz_delta(in));
 	if (fz_u8(in) & 1)
 		f->now = until;
 	for (unsigned fires = 0; fires < FZ_MAX_FIRES; fires++) {
 		struct fz_group *next = NULL;
 		bool slack = false;
-		int64_t at = until + 1;
+		int64_t at = until;
 		for (unsigned i = 0; i < FZ_MAX_GROUPS; i++) {
 			struct fz_group *fg = &f->groups[i];
 			if (!fg->g)
 				continue;
-			if (fg->period_at >= 0 && fg->period_at < at) {
+			if (fg->period_at >= 0 && fg->period_at <= at &&
+			    (!next || fg->period_at < at)) {
 				next = fg;
 				at = fg->period_at;
 				slack = false;
 			}
-			if (fg->slack_at >= 0 && fg->slack_at < at) {
+			if (fg->slack_at >= 0 && fg->slack_at <= at &&
+			    (!next || fg->slack_at < at)) {
 				next = fg;
 				at = fg->slack_at;
 				slack = true;
@@ -566,7 +582,8 @@ static void op_advance(struct fz *f, struct fz_input *in)
 			next->slack_at = -1;
 			int64_t again = cfsbw_slack_timer_fire(next->g, f->now);
 			if (again != CFSBW_TIMER_STOP) {
-				FZ_CHECK(again > f->now, "slack timer again at "
+				FZ_CHECK(again > f->now || again == INT64_MAX,
+					 "slack timer again at "
 					 "%lld, now %lld", (long long)again,
 					 (long long)f->now);
 				next->slack_at = again;
@@ -575,7 +592,8 @@ static void op_advance(struct fz *f, struct fz_input *in)
 			next->period_at = -1;
 			int64_t again = cfsbw_period_timer_fire(next->g, f->now);
 			if (again != CFSBW_TIMER_STOP) {
-				FZ_CHECK(again > f->now, "period timer again "
+				FZ_CHECK(again > f->now || again == INT64_MAX,
+					 "period timer again "
 					 "at %lld, now %lld", (long long)again,
 					 (long long)f->now);
 				next->period_at = again;
@@ -593,10 +611,12 @@ static void op_advance(struct fz *f, struct fz_input *in)
 static void op_offline(struct fz *f, struct fz_input *in)
 {
 	unsigned rq = fz_below(in, f->nr_rq);
-	unsigned callbacks = f->nr_callbacks;
+	unsigned callbacks = f->nr_throttle_callbacks;
 	cfsbw_rq_offline(f->tree, rq, f->now);
-	FZ_CHECK(f->nr_callbacks == callbacks || f->policy ==
-		 CFSBW_POLICY_UPSTREAM, "rq_offline fired a callback");
+	/* cfsbw.h: no throttle or unthrottle callback (the slack timer may
+	 * start, in the upstream policy only: cb_slack_start checks). */
+	FZ_CHECK(f->nr_throttle_callbacks == callbacks,
+		 "rq_offline fired a throttle or unthrottle callback");
 	for (unsigned i = 0; i < FZ_MAX_GROUPS; i++) {
 		struct fz_group *fg = &f->groups[i];
 		if (!fg->g)
@@ -650,9 +670,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&f, 0, sizeof f);
 	f.policy = (enum cfsbw_policy)(fz_u8(&in) % CFSBW_POLICY_COUNT);
 	f.nr_rq = 1 + fz_u8(&in) % FZ_MAX_RQ;
-	/* The clock starts at 0 or anywhere within a year. */
-	f.now = (int64_t)(fz_bytes(&in, 7) % (INT64_C(366) * 86400 *
-					      CFSBW_NSEC_PER_SEC));
+	/* The clock starts anywhere within a year, or (1 in 16) within a
+	 * day of INT64_MAX, where expiries saturate. */
+	unsigned start = fz_u8(&in);
+	int64_t offset = (int64_t)(fz_bytes(&in, 7) %
+				   (INT64_C(366) * 86400 * CFSBW_NSEC_PER_SEC));
+	f.now = start % 16 == 15 ? INT64_MAX - offset / 366 : offset;
 	struct cfsbw_tree_config cfg = {
 		.nr_rq = f.nr_rq, .policy = f.policy, .ops = &fz_ops, .ctx = &f,
 	};
