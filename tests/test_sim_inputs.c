@@ -109,6 +109,7 @@ static const char perf_text[] =
 	"     100.015000 [0000]  web server[42]                      5.000      5.000      3.000      S \n"
 	"     100.030000 [0001]  cc1[43/40]                          0.000      0.000      1.000      S \n"
 	"     100.045000 [0001]  web server[42]                     20.000      2.000     10.000      X \n"
+	"     100.046000 [0000]  :-1[-1/40]                          0.000      0.000      0.500      Z \n"
 	"\n"
 	"Runtime summary\n";
 
@@ -119,7 +120,7 @@ TEST(perf_timehist_threads_and_steps, "issue-14")
 	ASSERT_INT(parse(perf_text, &sc, &err), ==, 0);
 	const struct cfsbw_sim_task_spec *t = &sc.tasks[0];
 	ASSERT_STR(t->trace_format, "perf");
-	ASSERT_UINT(t->nr_threads, ==, 2);
+	ASSERT_UINT(t->nr_threads, ==, 3);
 	const struct cfsbw_sim_trace_thread *web = &t->threads[0];
 	ASSERT_STR(web->name, "web server/42");
 	/* the earliest run starts at 100.000 s: time 0 */
@@ -132,6 +133,9 @@ TEST(perf_timehist_threads_and_steps, "issue-14")
 	ASSERT_INT(web->steps[1].run_ns, ==, 10000000);
 	ASSERT_STR(t->threads[1].name, "cc1/43");
 	ASSERT_INT(t->threads[1].start_ns, ==, 29000000);
+	/* a thread perf could not name keeps its run, on its own */
+	ASSERT_STR(t->threads[2].name, ":-1/-1");
+	ASSERT_INT(t->threads[2].steps[0].run_ns, ==, 500000);
 	cfsbw_sim_scenario_free(&sc);
 }
 
@@ -464,6 +468,23 @@ TEST(command_names_trace_file_and_line, "issue-14")
 		   ==, 2);
 	ASSERT_TRUE(strstr(out, "/t.trace:2: event 'fork': not supported") !=
 		    NULL);
+	/* --replay: the trace's own file and line, nothing else */
+	char cmd[512];
+	FILE *f = fopen("/tmp/cfsbw-test-replay.trace", "w");
+	ASSERT_TRUE(f != NULL);
+	fputs("cfsbw-trace 1\nthread 1 1 a\nrun 1 0\n", f);
+	fclose(f);
+	snprintf(cmd, sizeof cmd,
+		 "%s sim --replay /tmp/cfsbw-test-replay.trace 2>&1 >/dev/null",
+		 getenv("CFSBW_BIN"));
+	FILE *p = popen(cmd, "r");
+	size_t n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	unlink("/tmp/cfsbw-test-replay.trace");
+	ASSERT_INT(WEXITSTATUS(st), ==, 2);
+	ASSERT_STR(out, "cfsbw sim: /tmp/cfsbw-test-replay.trace:3: expected "
+			"'run TID START_NS END_NS [P]'\n");
 }
 
 TEST_MAIN(TEST_ENTRY(cfsbw_trace_threads_and_steps)

@@ -149,27 +149,46 @@ static void print_error(const char *file, const struct cfsbw_sim_error *err)
 }
 
 /* A trace file named in the scenario, relative to the scenario's folder. */
+/* Where an error in a trace is: "SCENARIO:LINE: in trace ", or nothing
+ * more than the trace's own name for --replay (scenario NULL). */
+static void trace_where(const char *scenario, const struct cfsbw_sim_task_spec *t)
+{
+	if (scenario)
+		fprintf(stderr, "cfsbw %s: %s:%u: in trace ", g_cmd, scenario,
+			t->line);
+	else
+		fprintf(stderr, "cfsbw %s: ", g_cmd);
+}
+
 static int load_trace(const char *scenario, struct cfsbw_sim_task_spec *t)
 {
 	char path[4096];
+	if (!scenario) { /* --replay: the trace as named */
+		snprintf(path, sizeof path, "%s", t->trace_file);
+		goto named;
+	}
 	const char *slash = strrchr(scenario, '/');
 	if (t->trace_file[0] == '/' || !slash || !strcmp(scenario, "-"))
 		snprintf(path, sizeof path, "%s", t->trace_file);
 	else
 		snprintf(path, sizeof path, "%.*s/%s",
 			 (int)(slash - scenario), scenario, t->trace_file);
+named:;
 	size_t len;
 	char *text = read_all(path, &len);
 	if (!text) {
-		fprintf(stderr, "cfsbw %s: %s:%u: trace file '%s': %s\n", g_cmd,
-			scenario, t->line, path, strerror(errno));
+		if (scenario)
+			fprintf(stderr, "cfsbw %s: %s:%u: trace file '%s': %s\n",
+				g_cmd, scenario, t->line, path, strerror(errno));
+		else
+			fprintf(stderr, "cfsbw %s: %s: %s\n", g_cmd, path,
+				strerror(errno));
 		return -1;
 	}
 	unsigned nul = nul_line(text, len);
 	if (nul) {
-		fprintf(stderr, "cfsbw %s: %s:%u: in trace %s:%u: a NUL byte: not a "
-			"text file\n", g_cmd,
-			scenario, t->line, path, nul);
+		trace_where(scenario, t);
+		fprintf(stderr, "%s:%u: a NUL byte: not a text file\n", path, nul);
 		free(text);
 		return -1;
 	}
@@ -177,7 +196,7 @@ static int load_trace(const char *scenario, struct cfsbw_sim_task_spec *t)
 	int rc = cfsbw_sim_replay_parse(t, text, &err);
 	free(text);
 	if (rc) {
-		fprintf(stderr, "cfsbw %s: %s:%u: in trace ", g_cmd, scenario, t->line);
+		trace_where(scenario, t);
 		if (err.line)
 			fprintf(stderr, "%s:%u: %s\n", path, err.line, err.msg);
 		else
@@ -417,7 +436,7 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 		if ((rc = apply_set(&extra[i], sc)))
 			return rc;
 	/* a replayed trace's path is the user's, not relative to a scenario */
-	const char *base = o->replay ? "-" : o->file;
+	const char *base = o->replay ? NULL : o->file;
 	for (size_t i = 0; i < sc->nr_tasks; i++)
 		if (sc->tasks[i].workload == CFSBW_SIM_WL_TRACE &&
 		    load_trace(base, &sc->tasks[i]))

@@ -13,7 +13,9 @@
  * With --state, R at the end of a run means it was preempted (its next
  * run continues the burst, replay.h), X or Z that it exited; without it,
  * a gap whose wait equals its delay continues the burst too.  `<idle>` is
- * not a thread.  The summary that -s or -S adds after a blank line is not
+ * not a thread.  A run of a thread perf could not name (`:-1[-1/PID]`,
+ * one that exited before perf saw its name) becomes a thread of its own,
+ * that one run: its CPU is kept, its ties to other runs are not known.  The summary that -s or -S adds after a blank line is not
  * read; wake-up and migration lines (-w, -M) are an error.
  */
 #include <string.h>
@@ -64,10 +66,16 @@ static bool task_word(char *w, int64_t *tid)
 	if (slash)
 		*slash = '\0';
 	uint64_t v;
-	if (!cfsbw_sim__replay_u64(open + 1, &v) || v > (uint64_t)INT64_MAX)
+	if (!strcmp(open + 1, "-1")) {
+		v = 0; /* perf could not name the thread: -1 */
+		*tid = -1;
+	} else if (!cfsbw_sim__replay_u64(open + 1, &v) ||
+		   v > (uint64_t)INT64_MAX) {
 		return false;
+	} else {
+		*tid = (int64_t)v;
+	}
 	*open = '\0';
-	*tid = (int64_t)v;
 	return true;
 }
 
@@ -138,6 +146,7 @@ int cfsbw_sim_replay_parse_perf(struct cfsbw_sim_task_spec *t, const char *text,
 	char buf[LINE_MAX_CHARS];
 	const char *p = text;
 	unsigned line = 0;
+	int64_t unnamed = 0;
 	bool too_long, header = false;
 	int rc = 0;
 	cfsbw_sim__replay_init(&r, t, err);
@@ -163,6 +172,8 @@ int cfsbw_sim_replay_parse_perf(struct cfsbw_sim_task_spec *t, const char *text,
 		if (!pl.comm)
 			continue;
 		size_t idx;
+		if (pl.tid < 0) /* unnamed: a thread of its own, ids below 0 */
+			pl.tid = --unnamed;
 		bool known = cfsbw_sim__replay_find_thread(&r, pl.tid, &idx);
 		if ((!known || cfsbw_sim__replay_exited(&r, idx)) &&
 		    (rc = cfsbw_sim__replay_new_thread(&r, pl.tid, pl.comm,
@@ -176,7 +187,7 @@ int cfsbw_sim_replay_parse_perf(struct cfsbw_sim_task_spec *t, const char *text,
 					   line);
 		if (rc)
 			goto out;
-		if (pl.state == 'X' || pl.state == 'Z')
+		if (pl.state == 'X' || pl.state == 'Z' || pl.tid < 0)
 			cfsbw_sim__replay_exit(&r, idx);
 	}
 	if (!header) {
