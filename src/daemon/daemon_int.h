@@ -12,6 +12,7 @@
 
 struct cfsbw_daemon__mount;   /* mount.c */
 struct cfsbw_daemon__client;  /* socket.c */
+struct cfsbw_daemon__http_conn; /* metrics.c */
 
 /* A growable text buffer; len excludes the NUL kept after the text. */
 struct cfsbw_daemon__buf {
@@ -43,6 +44,7 @@ struct cfsbw_daemon {
 	struct cfsbw_daemon__client *clients;
 
 	int metrics_fd;
+	struct cfsbw_daemon__http_conn *metrics_conns;
 
 	/* "take" lines of the state file, run once the driver runs. */
 	struct cfsbw_daemon__buf pending_moves;

@@ -96,21 +96,28 @@ static void exposition(struct cfsbw_daemon *d, struct cfsbw_daemon__buf *out)
 	}
 }
 
-struct http_conn {
+struct cfsbw_daemon__http_conn {
+	struct cfsbw_daemon__http_conn *next; /* the daemon's open connections */
 	struct cfsbw_daemon *d;
 	int fd;
 	size_t len;
 	char req[2048];
 };
 
-static void conn_close(struct http_conn *c)
+static void conn_close(struct cfsbw_daemon__http_conn *c)
 {
+	for (struct cfsbw_daemon__http_conn **pp = &c->d->metrics_conns;
+	     *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
 	c->d->drv->unwatch_fd(c->d->drv_ctx, c->fd);
 	close(c->fd);
 	free(c);
 }
 
-static void conn_reply(struct http_conn *c)
+static void conn_reply(struct cfsbw_daemon__http_conn *c)
 {
 	struct cfsbw_daemon__buf body = {0};
 	const char *status = "200 OK";
@@ -145,7 +152,7 @@ static void conn_reply(struct http_conn *c)
 
 static void on_conn_readable(void *ctx, int fd)
 {
-	struct http_conn *c = ctx;
+	struct cfsbw_daemon__http_conn *c = ctx;
 	ssize_t n = recv(fd, c->req + c->len, sizeof c->req - 1 - c->len, 0);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -167,7 +174,7 @@ static void on_metrics_readable(void *ctx, int fd)
 	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (cfd < 0)
 		return;
-	struct http_conn *c = calloc(1, sizeof *c);
+	struct cfsbw_daemon__http_conn *c = calloc(1, sizeof *c);
 	if (!c || d->drv->watch_fd(d->drv_ctx, cfd, on_conn_readable, c)) {
 		free(c);
 		close(cfd);
@@ -175,6 +182,8 @@ static void on_metrics_readable(void *ctx, int fd)
 	}
 	c->d = d;
 	c->fd = cfd;
+	c->next = d->metrics_conns;
+	d->metrics_conns = c;
 }
 
 int cfsbw_daemon_metrics_listen(struct cfsbw_daemon *d, const char *addr)
@@ -216,6 +225,8 @@ int cfsbw_daemon_metrics_listen(struct cfsbw_daemon *d, const char *addr)
 
 void cfsbw_daemon__metrics_close(struct cfsbw_daemon *d)
 {
+	while (d->metrics_conns)
+		conn_close(d->metrics_conns);
 	if (d->metrics_fd < 0)
 		return;
 	d->drv->unwatch_fd(d->drv_ctx, d->metrics_fd);
