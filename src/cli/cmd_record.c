@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,15 @@ static const char usage[] =
 	"of a running process and the threads and processes it starts, until\n"
 	"it exits or for D, as a cfsbw trace that `cfsbw sim` replays.  No root\n"
 	"needed: /proc/sys/kernel/perf_event_paranoid at 2 or lower and a\n"
-	"process of your own.  Exits with CMD's status (128 + N if it died of\n"
+	"process of your own (else it reads CPU clocks every 1 ms).  Exits with CMD's status (128 + N if it died of\n"
 	"signal N); 2 for bad usage; 1 if recording failed.\n"
 	"\n"
 	"  -o FILE         the trace (default: standard output)\n"
 	"  --duration D    stop recording after D (10s, 500ms); CMD goes on\n"
 	"  --pid PID       record this process instead of starting one\n"
+	"  --poll          read the threads' CPU clocks every 1 ms instead of\n"
+	"                  the kernel's switch records (what cfsbw record does\n"
+	"                  when the kernel refuses perf events)\n"
 	"\n"
 	"example:\n"
 	"  cfsbw record -o make.trace -- make -j2\n";
@@ -53,6 +57,7 @@ int cli_record_main(int argc, char **argv)
 	const char *out_path = NULL;
 	int64_t duration_ns = 0;
 	long pid = 0;
+	bool poll = false;
 	int i = 1;
 	while (i < argc) {
 		const char *a = argv[i];
@@ -66,6 +71,11 @@ int cli_record_main(int argc, char **argv)
 		}
 		if (a[0] != '-')
 			break;
+		if (!strcmp(a, "--poll")) {
+			poll = true;
+			i++;
+			continue;
+		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			if (!v)
@@ -134,6 +144,7 @@ int cli_record_main(int argc, char **argv)
 		.duration_ns = duration_ns,
 		.out = out,
 		.what = what,
+		.poll = poll,
 	};
 	struct cfsbw_host_record_result r;
 	char err[512];
@@ -147,6 +158,9 @@ int cli_record_main(int argc, char **argv)
 		fprintf(stderr, "cfsbw record: %s\n", err);
 		return r.exit_status ? r.exit_status : 1;
 	}
+	if (r.polled && r.note[0])
+		fprintf(stderr, "cfsbw record: %s; read CPU clocks every 1 ms "
+			"instead\n", r.note);
 	if (r.lost)
 		fprintf(stderr, "cfsbw record: the kernel dropped %" PRIu64
 			" switch records (its buffer was full): the trace "

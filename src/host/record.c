@@ -39,37 +39,6 @@
 #define SETTLE_NS 20000000 /* records older than this are all read */
 #define MIN_PASS_NS 50000000 /* the rings are read at most this often */
 
-struct thread {
-	pid_t tid, pid;
-	char comm[16];
-	int64_t first_ns; /* when it was first seen */
-	int64_t in_ns;    /* switched in at; -1: not running */
-	bool exited;
-};
-
-/* One line of the trace, before sorting. */
-enum line_kind { L_THREAD, L_RUN, L_EXIT };
-struct line {
-	int64_t start_ns, end_ns;
-	uint32_t thread; /* index into threads */
-	uint8_t kind;
-	uint8_t preempted;
-};
-
-struct recorder {
-	struct thread *threads;
-	size_t nr_threads, cap_threads;
-	uint32_t *index; /* open addressing on tid: thread index + 1 */
-	size_t index_cap;
-	struct line *lines;
-	size_t nr_lines, cap_lines;
-	struct rec_raw *pending; /* read, not applied yet */
-	size_t nr_pending, cap_pending;
-	struct rec_perf perf;
-	int64_t t0;
-	bool oom;
-};
-
 static volatile sig_atomic_t stop_signal;
 
 static void on_signal(int sig)
@@ -266,7 +235,7 @@ static void apply(struct recorder *rec, const struct rec_raw *x)
 			 "%s", x->comm);
 		/* a thread that calls exec runs: the command, whose events
 		 * start at its exec, has its first run start here */
-		if (rec->threads[i].in_ns < 0)
+		if (x->exec && rec->threads[i].in_ns < 0)
 			rec->threads[i].in_ns = t;
 		return;
 	}
@@ -335,11 +304,18 @@ static int attach_threads(struct recorder *rec, pid_t pid, char *err,
 			pid_t tid = (pid_t)atoi(e->d_name);
 			if (tid <= 0 || find_thread(rec, tid) >= 0)
 				continue;
-			int rc = cfsbw_host__perf_open(&rec->perf, tid, false,
-						       err, errlen);
-			if (rc == -ESRCH)
+			int rc = rec->polling
+				 ? cfsbw_host__poll_add(&rec->poll, pid, tid,
+							pid, true)
+				 : cfsbw_host__perf_open(&rec->perf, tid, false,
+							 err, errlen);
+			if (rc == -ESRCH || rc == -ENOENT)
 				continue; /* it ended meanwhile */
 			if (rc) {
+				if (rec->polling)
+					snprintf(err, errlen, "/proc/%d/task/%d:"
+						 " %s", (int)pid, (int)tid,
+						 strerror(-rc));
 				closedir(d);
 				return -1;
 			}
@@ -392,70 +368,30 @@ static pid_t start_command(char *const *argv, int *go_wr, int *exec_err_rd)
 	return pid;
 }
 
-static int cmp_line(const void *a, const void *b)
-{
-	const struct line *x = a, *y = b;
-	if (x->start_ns != y->start_ns)
-		return x->start_ns < y->start_ns ? -1 : 1;
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return (x->thread > y->thread) - (x->thread < y->thread);
-}
-
-static int write_trace(struct recorder *rec, const struct cfsbw_host_record_config *c,
-		       int64_t end_ns, struct cfsbw_host_record_result *r)
-{
-	FILE *f = c->out;
-	char host[256] = "-";
-	gethostname(host, sizeof host - 1);
-	qsort(rec->lines, rec->nr_lines, sizeof *rec->lines, cmp_line);
-	fprintf(f, "cfsbw-trace 1\n# recorded by cfsbw %s on %s, %ld CPUs, "
-		"%s: %s\n", CFSBW_VERSION, host,
-		sysconf(_SC_NPROCESSORS_ONLN), c->pid ? "process" : "command",
-		c->what ? c->what : "-");
-	if (rec->perf.lost)
-		fprintf(f, "# the kernel dropped %llu switch records: some "
-			"runs are missing\n", (unsigned long long)rec->perf.lost);
-	for (size_t i = 0; i < rec->nr_lines; i++) {
-		const struct line *l = &rec->lines[i];
-		const struct thread *th = &rec->threads[l->thread];
-		switch ((enum line_kind)l->kind) {
-		case L_THREAD: {
-			char comm[16];
-			snprintf(comm, sizeof comm, "%s", th->comm[0] ? th->comm : "-");
-			for (char *p = comm; *p; p++)
-				if (*p == ' ' || *p == '\t' || *p == '\n' ||
-				    *p == '#')
-					*p = '_';
-			fprintf(f, "thread %d %d %s\n", (int)th->tid,
-				(int)th->pid, comm);
-			r->threads++;
-			break;
-		}
-		case L_RUN:
-			fprintf(f, "run %d %lld %lld%s\n", (int)th->tid,
-				(long long)l->start_ns, (long long)l->end_ns,
-				l->preempted ? " P" : "");
-			r->runs++;
-			r->recorded_cpu_ns += l->end_ns - l->start_ns;
-			break;
-		case L_EXIT:
-			fprintf(f, "exit %d %lld\n", (int)th->tid,
-				(long long)l->start_ns);
-			break;
-		}
-	}
-	fprintf(f, "end %lld\n", (long long)end_ns);
-	return fflush(f) || ferror(f) ? -1 : 0;
-}
-
 static void recorder_free(struct recorder *rec)
 {
 	cfsbw_host__perf_close(&rec->perf);
+	cfsbw_host__poll_close(&rec->poll);
 	free(rec->pending);
 	free(rec->threads);
 	free(rec->index);
 	free(rec->lines);
+}
+
+/*
+ * Does the kernel refuse perf events on pid?  Asked with the events
+ * cfsbw record uses; the answer (what perf_event_paranoid needs) in note.
+ */
+static bool perf_refused(pid_t pid, char *note, size_t len)
+{
+	struct rec_perf probe;
+	if (cfsbw_host__perf_init(&probe))
+		return false;
+	int rc = cfsbw_host__perf_open(&probe, pid, false, note, len);
+	cfsbw_host__perf_close(&probe);
+	if (rc == -ESRCH)
+		note[0] = '\0';
+	return rc && rc != -ESRCH;
 }
 
 int cfsbw_host_record(const struct cfsbw_host_record_config *c,
@@ -480,6 +416,9 @@ int cfsbw_host_record(const struct cfsbw_host_record_config *c,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	rec.polling = c->poll || perf_refused(c->pid ? c->pid : getpid(),
+					      r->note, sizeof r->note);
+	r->polled = rec.polling;
 	if (c->pid) {
 		rec.t0 = mono_ns();
 		if (attach_threads(&rec, c->pid, err, errlen))
@@ -490,8 +429,13 @@ int cfsbw_host_record(const struct cfsbw_host_record_config *c,
 			snprintf(err, errlen, "fork: %s", strerror(errno));
 			goto out;
 		}
-		if (cfsbw_host__perf_open(&rec.perf, child, true, err,
-					  errlen)) {
+		if (rec.polling ? cfsbw_host__poll_add(&rec.poll, child, child,
+						       0, true)
+				: cfsbw_host__perf_open(&rec.perf, child, true,
+							err, errlen)) {
+			if (rec.polling)
+				snprintf(err, errlen, "/proc/%d: %s",
+					 (int)child, strerror(errno));
 			kill(child, SIGKILL);
 			waitpid(child, NULL, 0);
 			child = 0;
@@ -520,8 +464,12 @@ int cfsbw_host_record(const struct cfsbw_host_record_config *c,
 	int64_t deadline = c->duration_ns > 0 ? rec.t0 + c->duration_ns : 0,
 		last_pass = 0;
 	pidfd = (int)syscall(SYS_pidfd_open, child ? child : c->pid, 0);
+	int64_t tick = mono_ns();
 	for (;;) {
-		read_records(&rec, mono_ns() - SETTLE_NS);
+		if (rec.polling)
+			cfsbw_host__poll_sample(&rec.poll, take, &rec);
+		if (!rec.polling || rec.poll.tick % 16 == 0)
+			read_records(&rec, mono_ns() - SETTLE_NS);
 		if (rec.oom) {
 			snprintf(err, errlen, "out of memory for the trace");
 			goto out;
@@ -551,6 +499,16 @@ int cfsbw_host_record(const struct cfsbw_host_record_config *c,
 		}
 		if (deadline && mono_ns() >= deadline)
 			break;
+		if (rec.polling) { /* the next millisecond, or now if late */
+			int64_t now = mono_ns();
+			tick = tick + POLL_TICK_NS > now ? tick + POLL_TICK_NS
+							 : now;
+			struct timespec ts = {(time_t)(tick / CFSBW_NSEC_PER_SEC),
+					      (long)(tick % CFSBW_NSEC_PER_SEC)};
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+					NULL);
+			continue;
+		}
 		/* wake when a ring is a quarter full, the process ends, or
 		 * at the deadline (without a pidfd, every 100 ms); the rings
 		 * at most every 50 ms: every exiting child wakes a poller */
@@ -578,7 +536,7 @@ int cfsbw_host_record(const struct cfsbw_host_record_config *c,
 	}
 	r->lost = rec.perf.lost;
 	r->length_ns = end;
-	if (write_trace(&rec, c, end, r)) {
+	if (cfsbw_host__record_write(&rec, c, end, r)) {
 		snprintf(err, errlen, "writing the trace: %s", strerror(errno));
 		goto out;
 	}

@@ -25,6 +25,7 @@ struct cfsbw_host_record_config {
 	int64_t duration_ns; /* stop after this long; 0: when it exits */
 	FILE *out;          /* the trace */
 	const char *what;   /* for the trace's header: the command line */
+	bool poll;          /* read CPU clocks every 1 ms, no perf events */
 };
 
 struct cfsbw_host_record_result {
@@ -36,13 +37,16 @@ struct cfsbw_host_record_result {
 	int64_t length_ns;     /* the trace's length */
 	int64_t recorded_cpu_ns; /* sum of the run lines */
 	int64_t own_cpu_ns;    /* this process's CPU time while recording */
+	bool polled;           /* recorded by reading CPU clocks every 1 ms */
+	char note[320];        /* why: the kernel's refusal of perf events */
 };
 
 /*
- * Record as configured.  Returns 0; or -1 with the reason in err (the
- * command could not start: r->exit_status is 127 or 126 as a shell's; the
- * kernel refused the recording: what /proc/sys/kernel/perf_event_paranoid
- * would need; an I/O error writing the trace).
+ * Record as configured.  Where the kernel refuses perf events, records by
+ * reading the threads' CPU clocks every millisecond instead (r->polled,
+ * r->note says why).  Returns 0; or -1 with the reason in err (the
+ * command could not start: r->exit_status is 127 or 126 as a shell's; no
+ * such process; an I/O error writing the trace).
  */
 int cfsbw_host_record(const struct cfsbw_host_record_config *c,
 		      struct cfsbw_host_record_result *r, char *err,

@@ -19,6 +19,7 @@ struct rec_raw {
 	uint32_t parent_tid; /* REC_FORK */
 	uint8_t kind;
 	uint8_t preempted; /* REC_SWITCH_OUT: still runnable */
+	uint8_t exec;      /* REC_COMM: given by exec (the thread runs) */
 	char comm[16];     /* REC_COMM */
 };
 
@@ -55,5 +56,75 @@ void cfsbw_host__perf_drain(struct rec_perf *p, rec_raw_fn *fn, void *ctx);
  * -1) to be readable. */
 void cfsbw_host__perf_wait(struct rec_perf *p, int also_fd, int timeout_ms);
 void cfsbw_host__perf_close(struct rec_perf *p);
+
+/* The fallback: CPU clocks read every millisecond (record_poll.c). */
+struct poll_thread {
+	pid_t pid, tid, parent;
+	int fd;           /* its schedstat, open */
+	int64_t exec_ns;  /* CPU time at the last sample */
+	int64_t end_guess; /* an open run's start + the CPU time since */
+	int64_t last_out;  /* where its last run ended */
+	bool running, fresh;
+	char comm[16];
+};
+
+struct rec_poll {
+	struct poll_thread *t;
+	size_t nr, cap;
+	int64_t last_ns; /* the last sample */
+	unsigned tick;
+	uint64_t seq;
+};
+
+#define POLL_TICK_NS 1000000
+
+/* Track a thread (parent: the thread that created it).  from_now: it is
+ * known already (no FORK record), and only CPU time from now counts. */
+int cfsbw_host__poll_add(struct rec_poll *p, pid_t pid, pid_t tid,
+			 pid_t parent, bool from_now);
+/* One sample of every tracked thread (and, every 5 ms, new ones). */
+void cfsbw_host__poll_sample(struct rec_poll *p, rec_raw_fn *fn, void *ctx);
+void cfsbw_host__poll_close(struct rec_poll *p);
+
+/* The recorder (record.c): threads seen and the trace's lines. */
+struct thread {
+	pid_t tid, pid;
+	char comm[16];
+	int64_t first_ns; /* when it was first seen */
+	int64_t in_ns;    /* switched in at; -1: not running */
+	bool exited;
+};
+
+/* One line of the trace, before sorting. */
+enum line_kind { L_THREAD, L_RUN, L_EXIT };
+struct line {
+	int64_t start_ns, end_ns;
+	uint32_t thread; /* index into threads */
+	uint8_t kind;
+	uint8_t preempted;
+};
+
+struct recorder {
+	struct thread *threads;
+	size_t nr_threads, cap_threads;
+	uint32_t *index; /* open addressing on tid: thread index + 1 */
+	size_t index_cap;
+	struct line *lines;
+	size_t nr_lines, cap_lines;
+	struct rec_raw *pending; /* read, not applied yet */
+	size_t nr_pending, cap_pending;
+	struct rec_perf perf;
+	struct rec_poll poll;
+	bool polling; /* the fallback: CPU clocks read every 1 ms */
+	int64_t t0;
+	bool oom;
+};
+
+/* Write the trace (record_write.c); 0 or -1 (errno set). */
+struct cfsbw_host_record_config;
+struct cfsbw_host_record_result;
+int cfsbw_host__record_write(struct recorder *rec,
+			     const struct cfsbw_host_record_config *c,
+			     int64_t end_ns, struct cfsbw_host_record_result *r);
 
 #endif

@@ -216,6 +216,7 @@ static void decode(struct rec_perf *p, const struct perf_event_header *h,
 			return;
 		memcpy(f, body, 2 * sizeof f[0]);
 		r.kind = REC_COMM;
+		r.exec = !!(h->misc & PERF_RECORD_MISC_COMM_EXEC);
 		r.pid = f[0];
 		r.tid = f[1];
 		size_t n = len - 2 * sizeof f[0] - sizeof id;
