@@ -383,6 +383,44 @@ TEST(quota_write_resumes_a_throttled_group_at_once, "R4")
 	ASSERT_INT(r.cpu_after, >, r.cpu_at_write);
 }
 
+/* ---- R9 below an unlimited group ---- */
+
+/*
+ * R9, R11: a process asleep in an unlimited group under a limited one is
+ * dequeued like any other, so the limited group's period timer stops, as
+ * the kernel's does when its tree is idle.  The unlimited group has no
+ * timer of its own; the limited ancestor's looks at its processes.  At a
+ * 100 ms period the sleeper is found idle at the second expiry and the
+ * timer stops by the fourth; before, it ran on: 15 periods in 1.5 s.
+ */
+TEST(sleeper_below_an_unlimited_group_lets_the_period_timer_stop, "R9 R11")
+{
+	struct cfsbw_host *h = daemon_new();
+	ASSERT_TRUE(h != NULL);
+	struct cfsbw_group *t = group_new(h, "/t", 50);
+	struct cfsbw_group *b = NULL;
+	ASSERT_TRUE(t != NULL);
+	ASSERT_INT(cfsbw_group_create(cfsbw_host_tree(h), "/t/b", &b), ==, 0);
+	fflush(NULL);
+	pid_t sleeper = fork();
+	if (sleeper == 0) {
+		execlp("sleep", "sleep", "5", (char *)NULL);
+		_exit(126);
+	}
+	ASSERT_INT(cfsbw_host_place(h, sleeper, b), ==, 0);
+	struct ticker tk = {.h = h, .last = 1500 / TICK_MS};
+	int err = ticker_run(&tk);
+	struct cfsbw_stats st;
+	cfsbw_group_stats(t, &st);
+	stop_busy(sleeper);
+	cfsbw_host_destroy(h);
+	ASSERT_INT(err, ==, 0);
+	printf("    /t: %llu periods in 1.5 s with a sleeper in /t/b\n",
+	       (unsigned long long)st.nr_periods);
+	ASSERT_UINT(st.nr_periods, >=, 1);
+	ASSERT_UINT(st.nr_periods, <=, 5);
+}
+
 /* ---- place's errors ---- */
 
 TEST(place_errors_name_their_cause, "section-8")
@@ -429,6 +467,7 @@ TEST(place_errors_name_their_cause, "section-8")
 }
 
 TEST_MAIN(TEST_ENTRY(place_errors_name_their_cause)
+	  TEST_ENTRY(sleeper_below_an_unlimited_group_lets_the_period_timer_stop)
 	  TEST_ENTRY(quota_write_resumes_a_throttled_group_at_once)
 	  TEST_ENTRY(two_groups_each_held_to_its_quota)
 	  TEST_ENTRY(moved_process_takes_its_new_groups_quota))

@@ -281,7 +281,7 @@ void cfsbw_host__charge_to(struct cfsbw_host *h, struct host_proc *p,
 		a->usage_ns += (uint64_t)delta;
 	int64_t now = cfsbw_host_now_ns();
 	if (delta > 0) {
-		p->active_seq = grp->period_seq;
+		p->active_seq = cfsbw_host__clock_group(p)->period_seq;
 		if (p->idle) {
 			/* R9, R10: runnable again (the period timer restarts). */
 			p->idle = false;

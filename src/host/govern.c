@@ -512,11 +512,12 @@ void cfsbw_host__early_fired(struct cfsbw_host *h)
  * sleeps, the period timer stops, as the kernel's does, and nr_periods
  * stops counting.
  */
-static void idle_scan(struct cfsbw_host *h, struct host_group *grp)
+static void idle_scan(struct cfsbw_host *h, struct host_group *grp,
+		      uint64_t seq)
 {
 	list_for_each_entry(p, &grp->procs, struct host_proc, grp_link) {
 		if (p->idle || p->throttled || !p->enqueued ||
-		    p->active_seq + 1 >= grp->period_seq)
+		    p->active_seq + 1 >= seq)
 			continue;
 		int64_t cpu = cfsbw_host__clock_ns(p->clock);
 		if (cpu < 0)
@@ -533,6 +534,25 @@ static void idle_scan(struct cfsbw_host *h, struct host_group *grp)
 	}
 }
 
+/*
+ * The processes of an unlimited group have no period timer of their own:
+ * the nearest limited ancestor's looks at them too (R9, R11), down to the
+ * next limited group, which has its own timer.
+ */
+static void idle_scan_tree(struct cfsbw_host *h, struct host_group *grp,
+			   uint64_t seq, unsigned depth)
+{
+	idle_scan(h, grp, seq);
+	if (depth > 64)
+		return;
+	for (struct cfsbw_group *c = cfsbw_group_first_child(grp->g); c;
+	     c = cfsbw_group_next_sibling(c)) {
+		struct host_group *cg = cfsbw_group_driver_data(c);
+		if (cg && cfsbw_group_quota_ns(c) == CFSBW_RUNTIME_INF)
+			idle_scan_tree(h, cg, seq, depth + 1);
+	}
+}
+
 void cfsbw_host__gtimer_fire(struct cfsbw_host *h, struct host_group *grp,
 			     enum host_gtimer_kind kind, int64_t now_ns)
 {
@@ -541,7 +561,7 @@ void cfsbw_host__gtimer_fire(struct cfsbw_host *h, struct host_group *grp,
 	cfsbw_host__reach_take_back(h, grp);
 	if (kind == HOST_GT_PERIOD) {
 		grp->period_seq++;
-		idle_scan(h, grp);
+		idle_scan_tree(h, grp, grp->period_seq, 0);
 		next = cfsbw_period_timer_fire(grp->g, now_ns);
 	} else {
 		next = cfsbw_slack_timer_fire(grp->g, now_ns);

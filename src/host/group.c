@@ -199,6 +199,14 @@ void cfsbw_host__group_del_proc(struct host_group *grp, struct host_proc *p)
 	grp->nr_procs--;
 }
 
+struct host_group *cfsbw_host__clock_group(struct host_proc *p)
+{
+	for (struct host_group *a = p->grp; a; a = a->parent)
+		if (cfsbw_group_quota_ns(a->g) != CFSBW_RUNTIME_INF)
+			return a;
+	return p->grp;
+}
+
 /* ---- the public queries ---- */
 
 static struct host_group *grp_of(const struct cfsbw_host *h,

@@ -272,6 +272,12 @@ struct host_group *cfsbw_host__group_get(struct cfsbw_host *h,
 					 struct cfsbw_group *g);
 void cfsbw_host__group_add_proc(struct host_group *grp, struct host_proc *p);
 void cfsbw_host__group_del_proc(struct host_group *grp, struct host_proc *p);
+/*
+ * The group whose period timer tells whether p ran (R9): its own if it is
+ * limited, else its nearest limited ancestor (an unlimited group has no
+ * period timer), else its own.
+ */
+struct host_group *cfsbw_host__clock_group(struct host_proc *p);
 /* Set (at_ns >= 0) or cancel (at_ns < 0) one of a group's timers. */
 void cfsbw_host__gtimer_set(struct cfsbw_host *h, struct host_group *grp,
 			    enum host_gtimer_kind kind, int64_t at_ns);
