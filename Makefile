@@ -179,12 +179,23 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(patsubst tests/fuzz/%.c,$(FUZZ_BUILD)/%,$(FUZZ_SRC))
 FUZZ_LIB_OBJ := $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(LIB_OBJ))
 FUZZ_DAEMON_OBJ := $(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(DAEMON_OBJ))
+# The command's files but main.c, as an archive: a CLI harness includes the
+# one file whose static parsers it calls, and the linker takes from here
+# only what that file needs besides.
+FUZZ_CLI_OBJ := $(filter-out %/main.o,$(patsubst $(BUILD)/%,$(FUZZ_BUILD)/%,$(CLI_OBJ)))
+FUZZ_CLI_LIB := $(FUZZ_BUILD)/libcli.a
+FUZZ_DAEMON_LIB := $(FUZZ_BUILD)/libdaemon.a
 
-$(FUZZ_BUILD)/src/daemon/%.o $(FUZZ_BUILD)/fuzz_daemon: \
+$(FUZZ_BUILD)/src/daemon/%.o $(FUZZ_BUILD)/src/cli/%.o $(FUZZ_BUILD)/fuzz_%: \
 	FUZZ_EXTRA_CFLAGS := $(FUSE_CFLAGS)
-# Only the daemon's harness links the daemon layer (and libfuse3).
-$(FUZZ_BUILD)/fuzz_daemon: $(FUZZ_DAEMON_OBJ)
-$(FUZZ_BUILD)/fuzz_daemon: FUZZ_EXTRA_LIBS = $(FUZZ_DAEMON_OBJ) $(FUSE_LIBS)
+
+$(FUZZ_CLI_LIB): $(FUZZ_CLI_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(FUZZ_DAEMON_LIB): $(FUZZ_DAEMON_OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
 
 $(FUZZ_BUILD)/src/%.o: src/%.c
 	@mkdir -p $(@D)
@@ -193,13 +204,15 @@ $(FUZZ_BUILD)/src/%.o: src/%.c
 		-fsanitize=fuzzer-no-link,address,undefined \
 		-fno-sanitize-recover=all -fno-omit-frame-pointer -c $< -o $@
 
-$(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ)
+$(FUZZ_BUILD)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ) \
+		$(FUZZ_CLI_LIB) $(FUZZ_DAEMON_LIB)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=c11 $(WARNINGS) -O1 -g -MMD -MP -Iinclude -Isrc \
 		-D_GNU_SOURCE $(FUZZ_EXTRA_CFLAGS) $(FUZZ_FLAGS) -o $@ $< \
-		$(FUZZ_EXTRA_LIBS) $(FUZZ_LIB_OBJ) -lm -pthread
+		$(FUZZ_CLI_LIB) $(FUZZ_DAEMON_LIB) $(FUZZ_LIB_OBJ) \
+		$(FUSE_LIBS) -lm -pthread
 
-.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_DAEMON_OBJ)
+.SECONDARY: $(FUZZ_LIB_OBJ) $(FUZZ_DAEMON_OBJ) $(FUZZ_CLI_OBJ)
 
 fuzz-build: $(FUZZ_BIN)
 

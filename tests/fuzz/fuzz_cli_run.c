@@ -15,7 +15,6 @@
  * no limit at all.
  */
 #include "cli/cmd_run.c"
-#include "cli/watchdog.c"
 
 #include "fuzz.h"
 

@@ -13,8 +13,6 @@
  */
 #include "cli/cmd_sim.c"
 #include "cli/sim_load.c"
-#include "cli/sim_svg.c"
-#include "cli/sim_sweep.c"
 
 #include "fuzz.h"
 
