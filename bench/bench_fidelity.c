@@ -103,6 +103,36 @@ static double ms_per_period(int64_t ns, uint64_t periods)
 	return periods ? (double)ns / 1e6 / (double)periods : 0;
 }
 
+/*
+ * One task line's latencies (duty cycles, requests): the kernel's median
+ * p50 and p99 over its runs with their ranges, the simulator's medians
+ * over its seeds, in ms.
+ */
+static void latency_row(const struct cfsbw_sim_task_spec *t, size_t i,
+			const struct fk_line *kl, size_t nt,
+			struct cfsbw_sim *const *sims, unsigned runs)
+{
+	if (t->workload != CFSBW_SIM_WL_DUTY &&
+	    t->workload != CFSBW_SIM_WL_REQUESTS)
+		return;
+	double k50[MAX_RUNS], k99[MAX_RUNS], s50[MAX_RUNS], s99[MAX_RUNS];
+	for (unsigned r = 0; r < runs; r++) {
+		struct cfsbw_sim_line_result lr;
+		cfsbw_sim_line_result(sims[r], i, &lr);
+		k50[r] = (double)kl[r * nt + i].p50_ns / 1e6;
+		k99[r] = (double)kl[r * nt + i].p99_ns / 1e6;
+		s50[r] = (double)lr.latency.p50_ns / 1e6;
+		s99[r] = (double)lr.latency.p99_ns / 1e6;
+	}
+	double m50 = median(k50, runs), m99 = median(k99, runs);
+	char what[64];
+	snprintf(what, sizeof what, "%u: %s", t->line, t->text);
+	printf("%-22s latency, line %-34.34s p50 %7.1f %7.1f..%-7.1f sim "
+	       "%7.1f   p99 %7.1f %7.1f..%-7.1f sim %7.1f ms\n",
+	       "", what, m50, k50[0], k50[runs - 1], median(s50, runs), m99,
+	       k99[0], k99[runs - 1], median(s99, runs));
+}
+
 struct tally {
 	unsigned rows, usage_ok, throttle_ok;
 };
@@ -132,13 +162,16 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	sc.duration_ns = (int64_t)((double)sc.duration_ns * scale);
 	size_t ng = sc.nr_groups;
 	struct fk_group *k = calloc(ng * runs + 1, sizeof *k);
+	size_t nt = sc.nr_tasks;
+	struct fk_line *kl = calloc(nt * runs + 1, sizeof *kl);
 	struct fk_load load[MAX_RUNS];
 	char err[512];
-	for (unsigned r = 0; r < runs && k; r++) {
+	for (unsigned r = 0; r < runs && k && kl; r++) {
 		if (fk_run(&sc, sc.duration_ns, sc.seed + r, k + r * ng,
-			   &load[r], err, sizeof err)) {
+			   kl + r * nt, &load[r], err, sizeof err)) {
 			fprintf(stderr, "bench_fidelity: %s: %s\n", path, err);
 			free(k);
+			free(kl);
 			cfsbw_sim_scenario_free(&sc);
 			return -1;
 		}
@@ -159,7 +192,7 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	 * from run to run on the kernel too. */
 	struct cfsbw_sim *sims[MAX_RUNS] = {NULL};
 	uint64_t seed0 = sc.seed;
-	rc = k ? 0 : -ENOMEM;
+	rc = k && kl ? 0 : -ENOMEM;
 	for (unsigned r = 0; !rc && r < runs; r++) {
 		sc.seed = seed0 + r;
 		rc = cfsbw_sim_create(&sc, &sims[r], &serr);
@@ -219,6 +252,8 @@ static int fidelity(const char *path, unsigned runs, double scale,
 		       uok && tok ? "ok" : !uok && !tok ? "USAGE THROTTLE"
 				   : !uok ? "USAGE" : "THROTTLE");
 	}
+	for (size_t i = 0; !rc && i < nt; i++)
+		latency_row(&sc.tasks[i], i, kl, nt, sims, runs);
 	if (!rc) {
 		double oth[MAX_RUNS], stl[MAX_RUNS], la[MAX_RUNS];
 		for (unsigned r = 0; r < runs; r++) {
@@ -238,6 +273,7 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	for (unsigned r = 0; r < runs; r++)
 		cfsbw_sim_free(sims[r]);
 	free(k);
+	free(kl);
 	cfsbw_sim_scenario_free(&sc);
 	return rc ? -1 : 0;
 }

@@ -17,6 +17,7 @@
  * (PR_SET_PDEATHSIG).
  */
 #include "fidelity_kernel.h"
+#include "fidelity_tasks.h"
 #include "programs.h"
 
 #include <dirent.h>
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -47,6 +49,11 @@ static char cpu_base[256], acct_base[256];
 
 /* What the signal handler must undo: processes, then groups, deepest last
  * made first removed. */
+/* Each task line's latencies, shared with its tasks (one mapping per
+ * run). */
+static struct fk_latencies *latencies;
+static size_t latencies_len;
+
 static pid_t procs[MAX_PROCS];
 static volatile sig_atomic_t nr_procs;
 static char dirs[MAX_DIRS][320];
@@ -255,82 +262,6 @@ static int write_setting(const char *dir, const struct cfsbw_sim_setting *st,
 	return bench_write_file(f, val);
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static int64_t rand_exp(uint64_t *s, int64_t mean_ns)
-{
-	double u = ((double)(splitmix(s) >> 11) + 0.5) / 9007199254740992.0;
-	return (int64_t)(-log(u) * (double)mean_ns);
-}
-
-static void spin_cpu(int64_t cpu_ns)
-{
-	int64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
-	while (now_ns(CLOCK_THREAD_CPUTIME_ID) < end)
-		;
-}
-
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = {(time_t)(t / 1000000000), (long)(t % 1000000000)};
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
-}
-
-/* A task: the simulator's workloads (src/sim/workload.c), on a real CPU. */
-static void workload(const struct cfsbw_sim_task_spec *t, uint64_t rng)
-{
-	int64_t t0 = now_ns(CLOCK_MONOTONIC);
-	switch (t->workload) {
-	case CFSBW_SIM_WL_BUSY:
-		for (;;)
-			;
-	case CFSBW_SIM_WL_DUTY: {
-		int64_t phase = t->phase_ns,
-			cycle = t->run_ns + t->sleep_ns;
-		if (t->phase_random)
-			phase = (int64_t)(splitmix(&rng) % (uint64_t)cycle);
-		if (phase > 0)
-			sleep_until(t0 + phase);
-		for (;;) {
-			spin_cpu(t->run_ns);
-			sleep_until(now_ns(CLOCK_MONOTONIC) + t->sleep_ns);
-		}
-	}
-	case CFSBW_SIM_WL_REQUESTS: {
-		/* One server, FIFO: serve what has arrived, else sleep to the
-		 * next arrival; a service time drawn when it starts. */
-		int64_t next = t0 + rand_exp(&rng, t->mean_gap_ns);
-		uint64_t queued = 0;
-		for (;;) {
-			int64_t now = now_ns(CLOCK_MONOTONIC);
-			while (next <= now) {
-				queued++;
-				next += rand_exp(&rng, t->mean_gap_ns);
-			}
-			if (!queued) {
-				sleep_until(next);
-				continue;
-			}
-			queued--;
-			spin_cpu(t->service_exp ? rand_exp(&rng, t->service_ns)
-						: t->service_ns);
-		}
-	}
-	case CFSBW_SIM_WL_TRACE:
-	case CFSBW_SIM_WL_COUNT:
-		break;
-	}
-	_exit(3);
-}
-
 static int join_group(const char *cpu_dir, const char *acct_dir)
 {
 	char f[400], me[32];
@@ -489,10 +420,9 @@ static int start_tasks(const struct cfsbw_sim_scenario *sc, uint64_t seed,
 					_exit(2);
 				if (read(go_rd, &c, 1) < 0)
 					_exit(2);
-				uint64_t rng = seed ^ ((uint64_t)t->line << 32) ^
-					       k;
-				splitmix(&rng);
-				workload(t, rng);
+				fk_task_main(t, seed ^ ((uint64_t)t->line << 32) ^
+						     k,
+					     &latencies[i]);
 			}
 			procs[nr_procs] = pid;
 			nr_procs++;
@@ -501,13 +431,42 @@ static int start_tasks(const struct cfsbw_sim_scenario *sc, uint64_t seed,
 	return 0;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentiles of a line's latencies, as the simulator's. */
+static void percentiles(struct fk_latencies *l, struct fk_line *out)
+{
+	uint64_t n = __atomic_load_n(&l->count, __ATOMIC_RELAXED);
+	if (n > FK_MAX_LATENCIES)
+		n = FK_MAX_LATENCIES;
+	out->count = n;
+	out->p50_ns = out->p99_ns = 0;
+	if (!n)
+		return;
+	qsort(l->ns, n, sizeof l->ns[0], cmp_i64);
+	out->p50_ns = l->ns[(n * 50 + 99) / 100 - 1];
+	out->p99_ns = l->ns[(n * 99 + 99) / 100 - 1];
+}
+
 int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
-	   uint64_t seed, struct fk_group *groups, struct fk_load *load,
-	   char *err, size_t errlen)
+	   uint64_t seed, struct fk_group *groups, struct fk_line *lines,
+	   struct fk_load *load, char *err, size_t errlen)
 {
 	int ready[2], go[2], rc = -1;
 	char buf[128], cpu_dir[320], acct_dir[320];
 	memset(load, 0, sizeof *load);
+	latencies_len = (sc->nr_tasks ? sc->nr_tasks : 1) * sizeof *latencies;
+	latencies = mmap(NULL, latencies_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (latencies == MAP_FAILED) {
+		latencies = NULL;
+		snprintf(err, errlen, "mmap: %s", strerror(errno));
+		return -1;
+	}
 	if (pipe2(ready, O_CLOEXEC) || pipe2(go, O_CLOEXEC)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
@@ -544,7 +503,7 @@ int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
 	close(go[1]); /* every task starts */
 	go[1] = -1;
-	sleep_until(t0 + duration_ns);
+	fk_sleep_until(t0 + duration_ns);
 	int64_t wall = now_ns(CLOCK_MONOTONIC) - t0;
 	struct fk_group all;
 	for (size_t i = 0; i < sc->nr_groups; i++) {
@@ -553,6 +512,7 @@ int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 		snapshot(cpu_dir, acct_dir, &groups[i]);
 	}
 	snapshot(cpu_base, acct_base, &all);
+
 	machine_time(&busy1, &steal1);
 	for (size_t i = 0; i < sc->nr_groups; i++) {
 		groups[i].usage_ns -= start[i].usage_ns;
@@ -569,6 +529,11 @@ int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 	rc = 0;
 out:
 	undo();
+	if (!rc)
+		for (size_t i = 0; i < sc->nr_tasks; i++)
+			percentiles(&latencies[i], &lines[i]);
+	munmap(latencies, latencies_len);
+	latencies = NULL;
 	for (int i = 0; i < 2; i++) {
 		if (ready[i] >= 0)
 			close(ready[i]);
@@ -615,7 +580,7 @@ unsigned fk_kernel_hz(const char **how)
 		if (tl)
 			fclose(tl);
 		if (!i)
-			sleep_until(t[0] + 200000000);
+			fk_sleep_until(t[0] + 200000000);
 	}
 	double rate = (double)(j[1] - j[0]) * 1e9 / (double)(t[1] - t[0]);
 	static const unsigned offered[] = {100, 250, 300, 1000};

@@ -23,6 +23,12 @@ struct fk_group {
 	int64_t throttled_ns;
 };
 
+/* The latencies of one task line (duty cycles, requests) over the run. */
+struct fk_line {
+	uint64_t count;
+	int64_t p50_ns, p99_ns;
+};
+
 /* What else the machine did during the run. */
 struct fk_load {
 	double others_cores; /* CPU busy outside the scenario, cores */
@@ -45,13 +51,14 @@ const char *fk_cgroup_version(void);
 /*
  * Run sc on the kernel for duration_ns of wall time: make its groups
  * (each setting written as the scenario says), start its tasks together,
- * measure, kill them and remove the groups.  groups[i] is sc->groups[i].
+ * measure, kill them and remove the groups.  groups[i] is sc->groups[i],
+ * lines[i] sc->tasks[i].
  * Random phases and arrivals are drawn from seed.  Returns 0, or -1 with
  * the scenario line and the kernel's error in err.
  */
 int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
-	   uint64_t seed, struct fk_group *groups, struct fk_load *load,
-	   char *err, size_t errlen);
+	   uint64_t seed, struct fk_group *groups, struct fk_line *lines,
+	   struct fk_load *load, char *err, size_t errlen);
 
 /* Remove the parent group (at the end; also done on a signal). */
 void fk_teardown(void);

@@ -1,0 +1,34 @@
+/*
+ * fidelity_tasks.h - the processes that run a scenario's workloads on the
+ * kernel for bench_fidelity (fidelity_tasks.c), and the latencies they
+ * record, in memory shared with the benchmark.
+ */
+#ifndef CFSBW_BENCH_FIDELITY_TASKS_H
+#define CFSBW_BENCH_FIDELITY_TASKS_H
+
+#include <stdint.h>
+
+#include "cfsbw_sim.h"
+
+#define FK_MAX_LATENCIES 65536 /* per task line; later ones are dropped */
+
+/* Latencies of one task line (all its tasks), in shared memory. */
+struct fk_latencies {
+	uint64_t count; /* recorded, atomically; may exceed the array */
+	int64_t ns[FK_MAX_LATENCIES];
+};
+
+/*
+ * Run task t's workload until killed, as the simulator defines it
+ * (src/sim/workload.c): busy spins; duty spins run_ns of its own CPU
+ * time, then sleeps sleep_ns; requests serves Poisson arrivals in order.
+ * A duty cycle's latency (its start to the end of its run) and a
+ * request's (arrival to completion) go to lat.  rng: this task's seed.
+ */
+_Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
+			    uint64_t rng, struct fk_latencies *lat);
+
+/* Sleep until CLOCK_MONOTONIC time t (ns). */
+void fk_sleep_until(int64_t t);
+
+#endif
