@@ -30,6 +30,16 @@
 #define CFSBW_SIM_MAX_HZ 10000u
 #define CFSBW_SIM_DEFAULT_HZ 250u
 #define CFSBW_SIM_MAX_COUNT 1000000u /* tasks per task line */
+/* Bounds on what a scenario may ask (issue 16): input text read, simulated
+ * time (every deadline stays far below INT64_MAX: workloads' times are at
+ * most an hour, an exponential sample under 37 times its mean), events a
+ * run may take (CFSBW_SIM_DEFAULT_MAX_EVENTS unless the scenario's
+ * max_events says otherwise: a few minutes of this machine), and request
+ * rates (a gap of at least 1 ns between arrivals). */
+#define CFSBW_SIM_MAX_INPUT_BYTES (UINT64_C(64) << 20)
+#define CFSBW_SIM_MAX_DURATION_NS (INT64_C(1) << 62)
+#define CFSBW_SIM_DEFAULT_MAX_EVENTS UINT64_C(1000000000)
+#define CFSBW_SIM_MAX_RATE_PER_SEC 1000000000u
 
 /* Workloads: X(enum suffix, name in scenario files) */
 #define CFSBW_SIM_WORKLOAD_MAP(X)                                              \
@@ -151,6 +161,7 @@ struct cfsbw_sim_scenario {
 	unsigned hz;              /* default CFSBW_SIM_DEFAULT_HZ */
 	int64_t duration_ns;      /* default 10 s */
 	uint64_t seed;            /* default 1 */
+	uint64_t max_events;      /* CFSBW_SIM_DEFAULT_MAX_EVENTS */
 	enum cfsbw_policy policy; /* default v4 */
 	/* The run ends once every task has exited (replays), at the latest
 	 * at duration_ns; the report's duration is then the last exit. */

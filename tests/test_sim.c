@@ -603,6 +603,36 @@ TEST(timeline_rows_add_up_to_the_report, "R12 section-7")
 	cfsbw_sim_scenario_free(&sc);
 }
 
+/* Issue 16 item 7: --timeline's sample timers are not events of the
+ * model; the report is the same with and without it. */
+TEST(timeline_leaves_the_event_count_alone, "section-7 issue-16")
+{
+	static const char text[] =
+		"cpus 2\nduration 1s\n"
+		"group /a cpu.cfs_quota_us=30000 cpu.cfs_period_us=10000\n"
+		"task /a busy count=2\ntask / duty run=1ms sleep=9ms\n";
+	struct run plain, sampled;
+	struct rows rows;
+	memset(&rows, 0, sizeof rows);
+	ASSERT_INT(run_start(&plain, text), ==, 0);
+	/* the same, with a timeline set before the run */
+	cfsbw_sim_scenario_init(&sampled.sc);
+	ASSERT_INT(cfsbw_sim_scenario_parse(&sampled.sc, text, &sampled.err),
+		   ==, 0);
+	ASSERT_INT(cfsbw_sim_create(&sampled.sc, &sampled.s, &sampled.err), ==,
+		   0);
+	cfsbw_sim_set_timeline(sampled.s, on_row, &rows);
+	ASSERT_INT(cfsbw_sim_run(sampled.s), ==, 0);
+	struct cfsbw_sim_totals a, b;
+	cfsbw_sim_totals(plain.s, &a);
+	cfsbw_sim_totals(sampled.s, &b);
+	ASSERT_INT(rows.n, >=, 100); /* /a's 10 ms periods */
+	ASSERT_UINT(a.events, >, 1000);
+	ASSERT_UINT(b.events, ==, a.events);
+	run_end(&plain);
+	run_end(&sampled);
+}
+
 TEST(trace_replays_its_steps, "section-7")
 {
 	struct cfsbw_sim_scenario sc;
@@ -796,6 +826,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(throttling_stretches_latency_by_the_period)
 	  TEST_ENTRY(exponential_samples_have_the_right_mean)
 	  TEST_ENTRY(timeline_rows_add_up_to_the_report)
+	  TEST_ENTRY(timeline_leaves_the_event_count_alone)
 	  TEST_ENTRY(trace_replays_its_steps)
 	  TEST_ENTRY(same_scenario_and_seed_same_output)
 	  TEST_ENTRY(every_failed_allocation_is_clean)

@@ -383,6 +383,65 @@ TEST(memory_budget_bounds_the_run, "section-7")
 	ASSERT_TRUE(strstr(out, "needs more than --max-memory 1K") != NULL);
 }
 
+/*
+ * Issue 16 item 2: every scenario runs within a time and memory one can
+ * state, or is refused (status 2) naming its line.  Each of these hung,
+ * overflowed or was accepted wrapped before.
+ */
+TEST(hostile_scenarios_are_refused_naming_the_line, "section-7 issue-16")
+{
+	char out[1024];
+	struct cfsbw_sim_error e;
+	/* now + sleep_ns overflowed, then the run spun forever */
+	ASSERT_ERROR("duration 9223372036854775807ns\n"
+		     "task / duty run=1ns sleep=3600s\n",
+		     1, "at most 2^62 ns");
+	/* two events per simulated nanosecond: hours for 10 s */
+	ASSERT_ERROR("duration 10s\n"
+		     "task / duty run=1ns sleep=0ns\n",
+		     2, "over the budget of 1000000000 events");
+	/* 4096 CPUs ticking at 10 kHz for 100 s: 4e9 ticks */
+	ASSERT_ERROR("cpus 4096\nhz 10000\nduration 100s\n"
+		     "task / busy count=4096\n",
+		     0, "ticking 10000 times a second");
+	/* the budget can be raised, on its own line */
+	ASSERT_INT(load("max_events 30000000000\nduration 10s\n"
+			"task / duty run=1ns sleep=0ns\n",
+			&e),
+		   ==, 0);
+	ASSERT_ERROR("max_events 0\n", 1, "max_events '0'");
+	/* 18446744073710/s wrapped to 0.45/s and was accepted */
+	ASSERT_ERROR("task / requests rate=18446744073710/s service=1ms\n", 1,
+		     "to 1000000000/s");
+	ASSERT_ERROR("task / requests rate=1000000001/s service=1ms\n", 1,
+		     "to 1000000000/s");
+	ASSERT_INT(load("duration 1ms\n"
+			"task / requests rate=1000000000/s service=1ns\n",
+			&e),
+		   ==, 0);
+	if (!getenv("CFSBW_BIN")) {
+		printf("    (CFSBW_BIN not set: run through make test)\n");
+		return;
+	}
+	ASSERT_INT(run_cli("duration 10s\ntask / duty run=1ns sleep=0ns\n", "",
+			   out, sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, ":2: task / duty run=1ns sleep=0ns") != NULL);
+	/* an input without end is refused once it passes 64 MiB; timeout
+	 * turns the unbounded read of before into a failure, not a hang */
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd,
+		 "timeout 60 %s sim /dev/zero 2>&1 >/dev/null",
+		 getenv("CFSBW_BIN"));
+	FILE *p = popen(cmd, "r");
+	ASSERT_TRUE(p != NULL);
+	size_t n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	int st = pclose(p);
+	ASSERT_INT(WIFEXITED(st) ? WEXITSTATUS(st) : -1, ==, 2);
+	ASSERT_TRUE(strstr(out, "/dev/zero: File too large") != NULL);
+}
+
 /* Standard output of `cfsbw sim ARGS` (run from the source tree), or NULL. */
 static char *capture(const char *args, int *status)
 {
@@ -490,6 +549,7 @@ TEST(readme_shows_what_the_command_prints, "section-7")
 }
 
 TEST_MAIN(TEST_ENTRY(full_example_parses)
+	  TEST_ENTRY(hostile_scenarios_are_refused_naming_the_line)
 	  TEST_ENTRY(machine_directive_errors)
 	  TEST_ENTRY(group_errors)
 	  TEST_ENTRY(task_errors)

@@ -32,6 +32,14 @@ static char *read_all(const char *path, size_t *len_out)
 			}
 			break;
 		}
+		/* bounded: /dev/zero or a runaway pipe is refused, not read
+		 * until memory runs out (issue 16) */
+		if (len >= CFSBW_SIM_MAX_INPUT_BYTES) {
+			free(buf);
+			buf = NULL;
+			errno = EFBIG;
+			break;
+		}
 		char *nb = realloc(buf, cap * 2);
 		if (!nb) {
 			free(buf);
@@ -408,8 +416,12 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 	} else {
 		text = read_all(o->file, &len);
 		if (!text) {
-			fprintf(stderr, "cfsbw %s: %s: %s\n", g_cmd, o->file,
-				strerror(errno));
+			int e = errno;
+			fprintf(stderr, "cfsbw %s: %s: %s%s\n", g_cmd, o->file,
+				strerror(e),
+				e == EFBIG ? " (a scenario or trace has at most "
+					     "64 MiB)"
+					   : "");
 			return 2;
 		}
 		unsigned nul = nul_line(text, len);

@@ -132,6 +132,9 @@ static void on_timer(struct cfsbw_sim *s, struct sim_timer *tm)
 		fire_core_timer(s, tm, cfsbw_slack_timer_fire);
 		break;
 	case SIM_T_SAMPLE: {
+		/* the timeline's own timer: not an event of the model, so the
+		 * report is the same with and without --timeline (issue 16) */
+		s->events--;
 		struct sim_group *g = s->groups[tm->id];
 		emit_sample(s, g);
 		cfsbw_sim__timer_arm(&s->evq, &g->sample_timer,

@@ -25,6 +25,7 @@ void cfsbw_sim_scenario_init(struct cfsbw_sim_scenario *sc)
 	sc->nr_cpus = 1;
 	sc->hz = CFSBW_SIM_DEFAULT_HZ;
 	sc->duration_ns = 10 * CFSBW_NSEC_PER_SEC;
+	sc->max_events = CFSBW_SIM_DEFAULT_MAX_EVENTS;
 	sc->seed = 1;
 	sc->policy = CFSBW_POLICY_V4;
 }
@@ -156,10 +157,16 @@ static bool parse_rate(const char *s, int64_t *gap_ns)
 	}
 	if (!buf[0] || frac == 0)
 		return false;
-	for (int f = frac < 0 ? 0 : frac; f < 6; f++)
+	/* 1e9 per second at most (CFSBW_SIM_MAX_RATE_PER_SEC, a gap of 1 ns):
+	 * checked before each scaling step, so that nothing wraps */
+	for (int f = frac < 0 ? 0 : frac; f < 6; f++) {
+		if (micro > UINT64_C(1000000000000000) / 10)
+			return false;
 		micro *= 10;
-	if (micro == 0 || micro > UINT64_C(1000000000000000))
-		return false; /* above 1e9 per second: a gap under 1 ns */
+	}
+	if (micro == 0 ||
+	    micro > (uint64_t)CFSBW_SIM_MAX_RATE_PER_SEC * 1000000)
+		return false;
 	*gap_ns = (int64_t)(UINT64_C(1000000000000000) / micro);
 	return true;
 }
@@ -171,6 +178,7 @@ struct parse_state {
 	struct cfsbw_sim_error *err;
 	unsigned line;
 	unsigned seen_cpus, seen_hz, seen_duration, seen_seed, seen_policy;
+	unsigned seen_max_events;
 };
 
 static bool group_declared(const struct cfsbw_sim_scenario *sc,
@@ -301,8 +309,9 @@ static int task_arg(struct parse_state *ps, struct cfsbw_sim_task_spec *t,
 		if (!parse_rate(val, &t->mean_gap_ns) ||
 		    t->mean_gap_ns > MAX_WORKLOAD_NS)
 			return fail(ps->err, ps->line,
-				    "'%s': expected a rate such as 200/s or 0.5/s",
-				    tok);
+				    "'%s': expected a rate such as 200/s or 0.5/s, "
+				    "from 1/3600s to %u/s",
+				    tok, CFSBW_SIM_MAX_RATE_PER_SEC);
 	} else if (!strcmp(key, "service")) {
 		const char *v = val;
 		t->service_exp = !strncmp(v, "exp:", 4);
@@ -451,11 +460,11 @@ static int directive(struct parse_state *ps, char **tok, int nt)
 	}
 	bool known = !strcmp(d, "cpus") || !strcmp(d, "hz") ||
 		     !strcmp(d, "duration") || !strcmp(d, "seed") ||
-		     !strcmp(d, "policy");
+		     !strcmp(d, "policy") || !strcmp(d, "max_events");
 	if (!known)
 		return fail(ps->err, ps->line,
 			    "unknown directive '%s' (cpus, hz, duration, seed, "
-			    "policy, sysctl, group, task)",
+			    "policy, max_events, sysctl, group, task)",
 			    d);
 	if (nt != 2)
 		return fail(ps->err, ps->line, "%s: expected one value", d);
@@ -479,12 +488,20 @@ static int directive(struct parse_state *ps, char **tok, int nt)
 	} else if (!strcmp(d, "duration")) {
 		if ((rc = once(ps, &ps->seen_duration, d)))
 			return rc;
-		if (!parse_dur(v, &ns) || ns <= 0)
+		if (!parse_dur(v, &ns) || ns <= 0 ||
+		    ns > CFSBW_SIM_MAX_DURATION_NS)
 			return fail(ps->err, ps->line,
 				    "duration '%s': a duration above 0 with a unit "
-				    "(ns, us, ms, s)",
+				    "(ns, us, ms, s), at most 2^62 ns (146 years)",
 				    v);
 		sc->duration_ns = ns;
+	} else if (!strcmp(d, "max_events")) {
+		if ((rc = once(ps, &ps->seen_max_events, d)))
+			return rc;
+		if (!parse_uint(v, 1, UINT64_MAX, &u))
+			return fail(ps->err, ps->line,
+				    "max_events '%s': an integer above 0", v);
+		sc->max_events = u;
 	} else if (!strcmp(d, "seed")) {
 		if ((rc = once(ps, &ps->seen_seed, d)))
 			return rc;

@@ -278,7 +278,8 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	}
 	if (sc->nr_cpus < 1 || sc->nr_cpus > CFSBW_SIM_MAX_CPUS ||
 	    sc->hz < CFSBW_SIM_MIN_HZ || sc->hz > CFSBW_SIM_MAX_HZ ||
-	    sc->duration_ns <= 0) {
+	    sc->duration_ns <= 0 ||
+	    sc->duration_ns > CFSBW_SIM_MAX_DURATION_NS) {
 		set_error(err, 0, "cpus, hz or duration out of range");
 		return -EINVAL;
 	}
@@ -336,6 +337,8 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	for (unsigned c = 0; c < n; c++)
 		cfsbw_sim__cpu_init(s, c);
 	if ((rc = setup_groups(s, err)))
+		goto fail;
+	if ((rc = cfsbw_sim__check_budget(s, err)))
 		goto fail;
 	if ((rc = setup_tasks(s, err)))
 		goto fail;

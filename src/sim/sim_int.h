@@ -388,6 +388,11 @@ void cfsbw_sim__task_renormalize(struct sim_task *t, unsigned from,
 void cfsbw_sim__check_preempt_wakeup(struct cfsbw_sim *s, unsigned c,
 				     struct sim_task *t);
 
+/* budget.c: refuse a scenario that asks for more events than its budget
+ * (max_events), naming the line that asks for the most; 0 or -EINVAL. */
+int cfsbw_sim__check_budget(const struct cfsbw_sim *s,
+			    struct cfsbw_sim_error *err);
+
 /* balance.c: a CPU about to idle pulls a task (true if it did); the
  * periodic pass. */
 bool cfsbw_sim__balance_newidle(struct cfsbw_sim *s, unsigned dst);
