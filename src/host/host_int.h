@@ -1,9 +1,10 @@
 /*
  * host_int.h - the host driver's private header.
  *
- *   loop.c     the event loop (epoll over one signalfd and the caller's
- *              watched fds), the process-wide signal state, running and
- *              stopping, results
+ *   driver.c   a driver's life: the process-wide signal state it takes
+ *              and gives back, its tree and timers, accessors
+ *   loop.c     the event loop (one signalfd, and epoll when the caller
+ *              watches fds), running and stopping, results
  *   govern.c   the driver's decisions: the core's callbacks, processes
  *              joining, leaving and moving between groups (R5, R9-R11,
  *              R13), and what to do with each ptrace event
@@ -13,6 +14,9 @@
  *              "reach" ledger of promised runtime, the wall backstop
  *   trace.c    ptrace as a source of events (born, stopped, exited) and
  *              the primitives that act on threads (stop, resume, detach)
+ *   admit.c    taking processes in: spawn, attach, place (and move)
+ *   procfs.c   what the driver reads in /proc (sleepers, parents, why a
+ *              process cannot be traced)
  *   proc.c     the table of governed processes and threads, runqueue
  *              numbers
  *
@@ -332,6 +336,25 @@ void cfsbw_host__gtimer_fire(struct cfsbw_host *h, struct host_group *grp,
 void cfsbw_host__early_fired(struct cfsbw_host *h);
 /* Resume, charge and detach every governed process; it leaves the core. */
 void cfsbw_host__release_all(struct cfsbw_host *h);
+/* A governed process moves to grp (SPEC section 8). */
+void cfsbw_host__proc_move(struct cfsbw_host *h, struct host_proc *p,
+			   struct host_group *grp);
+/* tid has exited with status (wait(2)'s): forget it, or its process. */
+void cfsbw_host__on_exited(struct cfsbw_host *h, pid_t tid, int status);
+
+/* procfs.c */
+bool cfsbw_host__tid_in_process(pid_t pid, pid_t tid);
+/* A pid as text (a /proc directory name, a list's item): > 0, or -1. */
+pid_t cfsbw_host__pid_of_text(const char *text);
+/* Each existing child of thread tid of process pid, for fn. */
+void cfsbw_host__trace_children(pid_t pid, pid_t tid,
+				void (*fn)(void *ctx, pid_t child), void *ctx);
+/* The process (thread group) of tid, or -1. */
+pid_t cfsbw_host__trace_tgid(pid_t tid);
+/* Why pid cannot be traced, into buf. */
+void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size);
+/* A thread of a multi-threaded process that /proc shows asleep. */
+bool cfsbw_host__thread_asleep(struct host_proc *p, struct host_thread *t);
 
 /* trace.c: what a ptrace report says. */
 enum host_trace_kind {
@@ -377,21 +400,12 @@ void cfsbw_host__trace_spawn_abort(struct host_spawn *sp);
 /* Seize process p->pid's threads into p (repeating until none appears
  * that p lacks); 0 or -errno. */
 int cfsbw_host__trace_seize_threads(struct cfsbw_host *h, struct host_proc *p);
-/* Each existing child of thread tid of process pid, for fn. */
-void cfsbw_host__trace_children(pid_t pid, pid_t tid,
-				void (*fn)(void *ctx, pid_t child), void *ctx);
-/* The process (thread group) of tid, or -1. */
-pid_t cfsbw_host__trace_tgid(pid_t tid);
-/* Why pid cannot be traced, into buf. */
-void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size);
 /* Let tid run on from a ptrace stop, delivering sig (0: none). */
 void cfsbw_host__trace_cont(pid_t tid, int sig);
 void cfsbw_host__thread_cont(struct host_thread *t, int sig);
 void cfsbw_host__thread_listen(struct host_thread *t);
 void cfsbw_host__thread_interrupt(struct cfsbw_host *h, struct host_thread *t);
 void cfsbw_host__thread_detach(pid_t tid, int sig);
-/* A thread of a multi-threaded process that /proc shows asleep. */
-bool cfsbw_host__thread_asleep(struct host_proc *p, struct host_thread *t);
 /* p's threads sent a PTRACE_INTERRUPT whose stop has not been read yet. */
 unsigned cfsbw_host__trace_pending_stops(const struct host_proc *p);
 /*
