@@ -475,6 +475,35 @@ TEST(metrics_exposition, "issue 15: metrics")
 	STOP(&m);
 }
 
+TEST(top_prints_a_table_per_group, "issue 15: top")
+{
+	struct dmn m;
+	START(&m, NULL);
+	struct ctl_result r;
+	dmn_ctl(&m, &r, (const char *const[]){"mkdir", "/web", NULL});
+	dmn_ctl(&m, &r, (const char *const[]){"set", "/web", "cpu.max",
+					     "25000 100000", NULL});
+	char out[200];
+	snprintf(out, sizeof out, "%s/top.out", m.dir);
+	const char *argv[] = {host_bin(), "top", "--socket", m.sock, "-n", "2",
+			      "-d", "0.2", NULL};
+	int status;
+	waitpid(dmn_spawn(argv, out, NULL), &status, 0);
+	char text[4096];
+	slurp(out, text, sizeof text);
+	unlink(out);
+	STOP(&m);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_INT(WEXITSTATUS(status), ==, 0);
+	/* Two tables; the second has rates: 0.00 CPU of a 0.25 limit. */
+	const char *second = strstr(text + 1, "cfsbw top: 2 groups");
+	ASSERT_TRUE(second != NULL);
+	ASSERT_TRUE(strstr(second, "GROUP") != NULL);
+	ASSERT_TRUE(strstr(second, "\n/web ") != NULL);
+	ASSERT_TRUE(strstr(second, "0.00     0.25") != NULL);
+	ASSERT_TRUE(strstr(second, "0.00      max") != NULL);
+}
+
 TEST_MAIN(TEST_ENTRY(mount_files_and_defaults_v4)
 	  TEST_ENTRY(mount_files_and_defaults_upstream)
 	  TEST_ENTRY(mount_rejected_writes_change_nothing)
@@ -485,4 +514,5 @@ TEST_MAIN(TEST_ENTRY(mount_files_and_defaults_v4)
 	  TEST_ENTRY(mount_procs_eperm_is_logged)
 	  TEST_ENTRY(ctl_errors_and_exit_statuses)
 	  TEST_ENTRY(state_survives_a_restart)
-	  TEST_ENTRY(metrics_exposition))
+	  TEST_ENTRY(metrics_exposition)
+	  TEST_ENTRY(top_prints_a_table_per_group))
