@@ -152,7 +152,7 @@ check-symbols: $(LIB)
 
 # The simulator's tests also run `cfsbw sim`, hence the command.
 test-fast: $(FAST_TEST_BIN) $(BIN)
-	@$(TEST_ENV) sh tests/run.sh $(FAST_TEST_BIN)
+	@$(TEST_ENV) CFSBW_BUILD=$(BUILD) sh tests/run.sh $(FAST_TEST_BIN) tests/check_symbols.sh
 
 # Benchmarks: each bench/bench_*.c program, then each bench/*.sh script.
 # KILL_TRIALS: the kill -9 soak's trials (bench/bench_kill.c), about 1 s each.

@@ -6,8 +6,6 @@
  * atomic read-modify-write, no allocation.  Only an account that runs dry
  * takes its pool's lock to ask for a slice (seed 003).
  */
-#include <errno.h>
-
 #include "core/bandwidth.h"
 
 /*

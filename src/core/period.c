@@ -10,8 +10,6 @@
  * the number of runqueues or groups (hardlimits' refresh excepted: it
  * walks every runqueue, as seed 011 does).
  */
-#include <errno.h>
-
 #include "core/bandwidth.h"
 
 int64_t cfsbw_period_timer_fire(struct cfsbw_group *g, int64_t now_ns)
