@@ -144,6 +144,13 @@ TEST(sweep_and_set_bad_input_exit_2, "issue-14")
 		   2);
 	ASSERT_INT(cfsbw("plan " MIXIN " --p99", true, out, sizeof out), ==, 2);
 	ASSERT_HAS(out, "--p99 needs a value");
+	/* standard input can be read once, a sweep reads once per run */
+	ASSERT_INT(cfsbw("sim - --sweep cpu.shares=2,4 </dev/null", true, out,
+			 sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "name a file, not '-'");
+	ASSERT_INT(cfsbw("plan - </dev/null", true, out, sizeof out), ==, 2);
+	ASSERT_HAS(out, "plan reads the scenario once per run");
 }
 
 /* xmllint accepts the file; its output in out. */

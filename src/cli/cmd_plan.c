@@ -378,6 +378,9 @@ int cli_plan_main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (!strcmp(p.o.file, "-"))
+		return bad("FILE", "-", "plan reads the scenario once per run: "
+					"name a file");
 	if (p.o.replay && !p.o.cpus) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		snprintf(cpus_buf, sizeof cpus_buf, "%ld", n < 1 ? 1L : n > 4096 ? 4096L : n);

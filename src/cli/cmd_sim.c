@@ -239,6 +239,11 @@ static int parse_args(int argc, char **argv, struct sim_cmdline *c)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (sweep && !strcmp(o.file, "-")) {
+		fprintf(stderr, "cfsbw sim: --sweep reads the scenario once per "
+				"run: name a file, not '-'\n");
+		return 2;
+	}
 	c->timeline = timeline;
 	c->sweep = sweep;
 	c->svg = svg;
