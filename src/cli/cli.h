@@ -6,6 +6,10 @@
 #ifndef CFSBW_CLI_H
 #define CFSBW_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
 int cli_run_main(int argc, char **argv);  /* cfsbw run: src/cli/cmd_run.c */
 int cli_sim_main(int argc, char **argv);  /* cfsbw sim: src/cli/cmd_sim.c */
 int cli_plan_main(int argc, char **argv); /* cfsbw plan: src/cli/cmd_plan.c */
@@ -22,5 +26,18 @@ int cli_run_group(const char *group, const char *socket, char **argv);
  * a second (src/cli/watchdog.c); 0, or -errno if it could not.
  */
 int cli_watchdog_start(void);
+
+/*
+ * Why --pid pid could not be traced, after it failed with EPERM: a
+ * zombie, cfsbw itself, a kernel thread, traced already, another user's,
+ * Yama (src/cli/cause.c).  Writes the reason into buf.
+ */
+void cli_pid_cause(pid_t pid, char *buf, size_t size);
+
+/*
+ * After exec of name failed with ENOENT: true, with the reason in buf, if
+ * name is a script whose #! interpreter is missing.
+ */
+bool cli_exec_cause(const char *name, char *buf, size_t size);
 
 #endif

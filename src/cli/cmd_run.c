@@ -575,14 +575,15 @@ int cli_run_main(int argc, char **argv)
 			err = cfsbw_host_attach(h, pids[i]);
 			if (err >= 0)
 				continue;
+			char why[256];
+			if (err == -EPERM)
+				cli_pid_cause(pids[i], why, sizeof why);
 			fprintf(stderr,
-				"cfsbw run: --pid %d: cannot trace it: %s%s\n",
+				"cfsbw run: --pid %d: cannot trace it: %s\n",
 				(int)pids[i],
 				err == -ENOENT ? "No such process"
-					       : strerror(-err),
-				err == -EPERM ? " (not yours, already traced, or "
-						"ptrace is restricted)"
-					      : "");
+				: err == -EPERM ? why
+						: strerror(-err));
 			rc = 1;
 			goto out;
 		}
@@ -597,9 +598,13 @@ int cli_run_main(int argc, char **argv)
 			rc = 1;
 			goto out;
 		}
-		if (err < 0) {
+		char why[512];
+		if (err == -ENOENT && cli_exec_cause(o.argv[0], why, sizeof why))
+			fprintf(stderr, "cfsbw run: %s\n", why);
+		else if (err < 0)
 			fprintf(stderr, "cfsbw run: %s: %s\n", o.argv[0],
 				strerror(-err));
+		if (err < 0) {
 			/*
 			 * The command's status, as a shell gives it: the
 			 * report says so too, with nothing governed, rather
