@@ -2,7 +2,10 @@
  * test_run_cli.c - cfsbw run as a command: exit status, signals, never a
  * process left stopped, and every invalid flag value (R2).
  */
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "test_host.h"
@@ -622,6 +625,179 @@ TEST(stopped_job_stays_whole, "SPEC-7 cli")
 	ASSERT_TRUE(strstr(text, "watchdog") == NULL);
 }
 
+/* cfsbw run args... with its stderr in err; returns its exit status. */
+static int run_cfsbw_err(const char *const args[], char *err, size_t size)
+{
+	struct run_result r;
+	host_run(args, &r);
+	snprintf(err, size, "%s", r.err);
+	return r.exit_code;
+}
+
+/* A kernel thread's pid (PF_KTHREAD in /proc/PID/stat), or 0 if none. */
+static int kernel_thread(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int found = 0;
+	while (d && !found && (de = readdir(d))) {
+		int pid = atoi(de->d_name);
+		char path[64], stat[512];
+		snprintf(path, sizeof path, "/proc/%d/stat", pid);
+		if (pid <= 0)
+			continue;
+		slurp(path, stat, sizeof stat);
+		const char *p = strrchr(stat, ')');
+		unsigned flags = 0;
+		if (p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) == 1 &&
+		    (flags & 0x00200000u))
+			found = pid;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * Issue 16, item 5: ptrace says "Operation not permitted" for a zombie,
+ * for cfsbw itself, for a kernel thread, for a process traced already and
+ * for another user's; cfsbw names which, and exits 1.
+ */
+TEST(pid_errors_name_the_cause, "cli")
+{
+	char err[8192], pid[16];
+	/* A zombie: a child of ours that exited, not reaped. */
+	fflush(stdout);
+	pid_t z = fork();
+	if (z == 0)
+		_exit(0);
+	for (int i = 0; i < 100 && proc_state(z, z) != 'Z'; i++) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+	snprintf(pid, sizeof pid, "%d", (int)z);
+	const char *zombie[] = {"--pid", pid, NULL};
+	int rc = run_cfsbw_err(zombie, err, sizeof err);
+	waitpid(z, NULL, 0);
+	printf("    %s", err);
+	ASSERT_INT(rc, ==, 1);
+	ASSERT_TRUE(strstr(err, "zombie") != NULL);
+
+	/* A kernel thread. */
+	int k = kernel_thread();
+	ASSERT_INT(k, >, 0);
+	snprintf(pid, sizeof pid, "%d", k);
+	const char *kthread[] = {"--pid", pid, NULL};
+	rc = run_cfsbw_err(kthread, err, sizeof err);
+	printf("    %s", err);
+	ASSERT_INT(rc, ==, 1);
+	ASSERT_TRUE(strstr(err, "kernel thread") != NULL);
+
+	/* Traced already: by this test. */
+	pid_t t = fork();
+	if (t == 0) {
+		execl(host_workload(), "workload", "spin", "5", (char *)NULL);
+		_exit(127);
+	}
+	ASSERT_INT(ptrace(PTRACE_SEIZE, t, NULL, NULL), ==, 0);
+	snprintf(pid, sizeof pid, "%d", (int)t);
+	const char *traced[] = {"--pid", pid, NULL};
+	rc = run_cfsbw_err(traced, err, sizeof err);
+	kill(t, SIGKILL);
+	waitpid(t, NULL, 0);
+	printf("    %s", err);
+	char want[64];
+	snprintf(want, sizeof want, "already traced by process %d",
+		 (int)getpid());
+	ASSERT_INT(rc, ==, 1);
+	ASSERT_TRUE(strstr(err, want) != NULL);
+
+	/* cfsbw itself: a shell that becomes cfsbw, given its own pid. */
+	char errfile[96];
+	snprintf(errfile, sizeof errfile, "/tmp/cfsbw-test-%d-self.err",
+		 (int)getpid());
+	fflush(stdout);
+	pid_t sh = fork();
+	if (sh == 0) {
+		execl("/bin/sh", "sh", "-c", "exec \"$0\" run --pid $$ 2>\"$1\"",
+		      host_bin(), errfile, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	waitpid(sh, &status, 0);
+	slurp(errfile, err, sizeof err);
+	unlink(errfile);
+	printf("    %s", err);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	ASSERT_TRUE(strstr(err, "cfsbw itself") != NULL);
+
+	/*
+	 * Another user's: root's process seen from cfsbw run as nobody
+	 * (setpriv); not root, init's.
+	 */
+	pid_t o = 1;
+	if (geteuid() == 0) {
+		o = fork();
+		if (o == 0) {
+			execl(host_workload(), "workload", "spin", "5",
+			      (char *)NULL);
+			_exit(127);
+		}
+	}
+	snprintf(pid, sizeof pid, "%d", (int)o);
+	snprintf(errfile, sizeof errfile, "/tmp/cfsbw-test-%d-user.err",
+		 (int)getpid());
+	fflush(stdout);
+	pid_t u = fork();
+	if (u == 0) {
+		int e = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(e, 2);
+		if (geteuid() == 0)
+			execlp("setpriv", "setpriv", "--reuid=65534",
+			       "--regid=65534", "--clear-groups", host_bin(),
+			       "run", "--pid", pid, (char *)NULL);
+		else
+			execl(host_bin(), "cfsbw", "run", "--pid", pid,
+			      (char *)NULL);
+		_exit(127);
+	}
+	waitpid(u, &status, 0);
+	if (o != 1) {
+		kill(o, SIGKILL);
+		waitpid(o, NULL, 0);
+	}
+	slurp(errfile, err, sizeof err);
+	unlink(errfile);
+	printf("    %s", err);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	ASSERT_TRUE(strstr(err, "belongs to user 0") != NULL);
+}
+
+/*
+ * Issue 16, item 5: exec says "No such file or directory" for a script
+ * whose #! interpreter is missing, as for a missing command; cfsbw names
+ * the interpreter (status 127, as a shell's).
+ */
+TEST(bad_interpreter_named, "cli")
+{
+	char script[96], err[8192];
+	snprintf(script, sizeof script, "/tmp/cfsbw-test-%d-script",
+		 (int)getpid());
+	FILE *f = fopen(script, "w");
+	ASSERT_TRUE(f != NULL);
+	fputs("#!/nonexistent/interpreter -x\necho hi\n", f);
+	fclose(f);
+	chmod(script, 0755);
+	const char *args[] = {"--", script, NULL};
+	int rc = run_cfsbw_err(args, err, sizeof err);
+	unlink(script);
+	printf("    %s", err);
+	ASSERT_INT(rc, ==, 127);
+	ASSERT_TRUE(strstr(err, "bad interpreter '/nonexistent/interpreter'") !=
+		    NULL);
+	ASSERT_TRUE(strstr(err, script) != NULL);
+}
+
 TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(signals_resume_and_reach_the_command)
 	  TEST_ENTRY(kill_9_leaves_nothing_stopped)
@@ -634,4 +810,6 @@ TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(wait_all_passes_a_signal_to_what_is_left)
 	  TEST_ENTRY(pid_of_its_own_shell_warns)
 	  TEST_ENTRY(stopped_cfsbw_releases_what_it_held)
-	  TEST_ENTRY(stopped_job_stays_whole))
+	  TEST_ENTRY(stopped_job_stays_whole)
+	  TEST_ENTRY(pid_errors_name_the_cause)
+	  TEST_ENTRY(bad_interpreter_named))
