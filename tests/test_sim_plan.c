@@ -130,7 +130,7 @@ TEST(sweep_and_set_bad_input_exit_2, "issue-14")
 	ASSERT_INT(cfsbw("sim " MIXIN " --set cpu.cfs_period_us=100us", true,
 			 out, sizeof out),
 		   ==, 2);
-	ASSERT_HAS(out, "cpu.cfs_period_us=100: EINVAL");
+	ASSERT_HAS(out, "cfsbw sim: --set /app:cpu.cfs_period_us=100us: EINVAL");
 	ASSERT_INT(cfsbw("sim scenarios/hierarchy.sim --sweep "
 			 "cpu.cfs_quota_us=1ms:2ms:1ms",
 			 true, out, sizeof out),

@@ -341,8 +341,47 @@ const char *cli_set_group(const struct cli_set *s,
 	return only;
 }
 
+/*
+ * The settings the command line added to the scenario's group lines, so
+ * that a value the core refuses is blamed on the flag that gave it, not on
+ * the group's line in the file.
+ */
+static struct {
+	char pair[160];   /* "cpu.cfs_period_us=100", as written */
+	char origin[400]; /* "--set /app:cpu.cfs_period_us=100us" */
+} g_added[CLI_MAX_SETS + 8];
+static size_t g_nr_added;
+
+static void remember(const struct cli_set *s, const char *path,
+		     const char *value, const char *flag)
+{
+	if (g_nr_added == sizeof g_added / sizeof g_added[0])
+		return;
+	snprintf(g_added[g_nr_added].pair, sizeof g_added[0].pair, "%s=%s",
+		 s->file, value);
+	snprintf(g_added[g_nr_added].origin, sizeof g_added[0].origin,
+		 "%s %s:%s=%s", flag, path, s->file, s->value);
+	g_nr_added++;
+}
+
+/* An error about a setting the command line added: name the flag. */
+static bool blame_flag(const struct cfsbw_sim_error *err)
+{
+	for (size_t i = g_nr_added; i-- > 0;) {
+		size_t n = strlen(g_added[i].pair);
+		if (!strncmp(err->msg, g_added[i].pair, n) &&
+		    err->msg[n] == ':') {
+			fprintf(stderr, "cfsbw %s: %s:%s\n", g_cmd,
+				g_added[i].origin, err->msg + n + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Append file=value to the group's settings, written after the file's. */
-static int apply_set(const struct cli_set *s, struct cfsbw_sim_scenario *sc)
+static int apply_set(const struct cli_set *s, const char *flag,
+		     struct cfsbw_sim_scenario *sc)
 {
 	const char *path = cli_set_group(s, sc);
 	if (!path) {
@@ -384,6 +423,7 @@ static int apply_set(const struct cli_set *s, struct cfsbw_sim_scenario *sc)
 		return 1;
 	}
 	g->nr_settings++;
+	remember(s, path, value, flag);
 	return 0;
 }
 
@@ -395,6 +435,7 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 	size_t len = 0;
 	int rc;
 	g_cmd = o->cmd;
+	g_nr_added = 0;
 	cfsbw_sim_scenario_init(sc);
 	if (o->replay) {
 		/* one group, the trace's threads in it, until the last exits
@@ -442,10 +483,12 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 	if ((rc = apply_overrides(o, sc)))
 		return rc;
 	for (size_t i = 0; i < o->nr_sets; i++)
-		if ((rc = apply_set(&o->sets[i], sc)))
+		if ((rc = apply_set(&o->sets[i], "--set", sc)))
 			return rc;
 	for (size_t i = 0; i < nr_extra; i++)
-		if ((rc = apply_set(&extra[i], sc)))
+		if ((rc = apply_set(&extra[i], g_cmd[0] == 'p' ? "the plan's"
+							    : "--sweep",
+				    sc)))
 			return rc;
 	/* a replayed trace's path is the user's, not relative to a scenario */
 	const char *base = o->replay ? NULL : o->file;
@@ -479,7 +522,8 @@ int cli_sim_run(const struct cli_sim_opts *o, struct cfsbw_sim_scenario *sc,
 				g_cmd, name, o->max_memory ? o->max_memory : "2G",
 				budget.limit);
 		else
-			print_error(name, &err);
+			if (!blame_flag(&err))
+				print_error(name, &err);
 		sc->allocator = NULL;
 		return rc == -ENOMEM ? 1 : 2;
 	}
