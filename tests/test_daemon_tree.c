@@ -455,8 +455,11 @@ TEST(metrics_exposition, "issue 15: metrics")
 			STOP(&m);
 			return;
 		}
-	/* promtool, where installed, checks the format as Prometheus would. */
-	if (access("/usr/bin/promtool", X_OK) == 0) {
+	/* promtool (installed by .ci/run) checks the format as Prometheus
+	 * would; where it is missing the checks above stand alone. */
+	if (access("/usr/bin/promtool", X_OK) != 0)
+		printf("    promtool is missing: the format is checked above only\n");
+	else {
 		char body[256];
 		snprintf(body, sizeof body, "%s/metrics.txt", m.dir);
 		FILE *f = fopen(body, "w");
