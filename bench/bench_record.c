@@ -25,7 +25,8 @@
 #include "programs.h"
 
 #define REPEATS 3
-#define TRACE "/tmp/cfsbw-bench-record.trace"
+/* One trace file per run of the benchmark. */
+static char trace[64];
 
 struct sample {
 	double total_s; /* the child's rusage: cfsbw (if any) and the tree */
@@ -41,7 +42,7 @@ static double tv_s(struct timeval tv)
 
 static double trace_runs_s(void)
 {
-	FILE *f = fopen(TRACE, "r");
+	FILE *f = fopen(trace, "r");
 	char line[256];
 	double s = 0;
 	while (f && fgets(line, sizeof line, f)) {
@@ -65,7 +66,7 @@ static int run_once(const char *const work[], int recorded, struct sample *s)
 		if (recorded == 2)
 			argv[n++] = "--poll";
 		argv[n++] = "-o";
-		argv[n++] = TRACE;
+		argv[n++] = trace;
 		argv[n++] = "--";
 	}
 	argv[n++] = bench_workload_path();
@@ -121,6 +122,8 @@ int main(void)
 		"--poll: 2 busy threads, 2 s",
 		"--poll: 1 ms bursts, 2 s",
 	};
+	snprintf(trace, sizeof trace, "/tmp/cfsbw-bench-record-%d.trace",
+		 (int)getpid());
 	printf("cfsbw record: its cost against the same workload unrecorded "
 	       "(best of %d, alternating)\n\n", REPEATS);
 	printf("%-32s %10s %10s %10s %9s %9s %9s\n", "workload", "tree cpu s",
@@ -161,6 +164,6 @@ int main(void)
 		       100 * best_own / best_r.runs_s, ratio,
 		       best_r.runs_s / best_r.tree_s);
 	}
-	unlink(TRACE);
+	unlink(trace);
 	return 0;
 }

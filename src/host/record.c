@@ -264,6 +264,8 @@ static int cmp_raw(const void *a, const void *b)
 static void read_records(struct recorder *rec, int64_t cutoff)
 {
 	cfsbw_host__perf_drain(&rec->perf, take, rec);
+	if (!rec->nr_pending)
+		return; /* pending may be NULL: no qsort or memmove of it */
 	qsort(rec->pending, rec->nr_pending, sizeof *rec->pending, cmp_raw);
 	size_t n = 0;
 	while (n < rec->nr_pending && rec->pending[n].time_ns < cutoff)

@@ -28,7 +28,8 @@ int cfsbw_host__record_write(struct recorder *rec,
 	FILE *f = c->out;
 	char host[256] = "-";
 	gethostname(host, sizeof host - 1);
-	qsort(rec->lines, rec->nr_lines, sizeof *rec->lines, cmp_line);
+	if (rec->nr_lines)
+		qsort(rec->lines, rec->nr_lines, sizeof *rec->lines, cmp_line);
 	fprintf(f, "cfsbw-trace 1\n# recorded by cfsbw %s on %s, %ld CPUs, "
 		"%s: %s\n", CFSBW_VERSION, host,
 		sysconf(_SC_NPROCESSORS_ONLN), c->pid ? "process" : "command",
