@@ -173,7 +173,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		if (!o->argv[0])
 			return bad_usage("no command given: cfsbw run --group "
 					 "PATH -- CMD [ARG...]");
-		return cli_run_group(o->group, o->socket, o->argv);
+		return -1; /* cli_run_main runs it: parsing starts nothing */
 	}
 	if (o->socket)
 		return bad_usage("--socket goes with --group");
@@ -533,6 +533,8 @@ int cli_run_main(int argc, char **argv)
 	int rc = parse_args(argc, argv, &o);
 	if (rc >= 0)
 		return rc;
+	if (o.group)
+		return cli_run_group(o.group, o.socket, o.argv);
 
 	struct cfsbw_host_config cfg;
 	memset(&cfg, 0, sizeof cfg);

@@ -67,6 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	FZ_CHECK(o.argv && (o.pid || o.argv[0]), "accepted with nothing to "
 		 "run");
+	if (o.group)
+		goto out; /* a client of the daemon: nothing more to parse */
 	FZ_CHECK(!(o.pid && o.argv[0]), "accepted --pid and a command");
 
 	struct cfsbw_host_config cfg;
