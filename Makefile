@@ -155,7 +155,8 @@ test-fast: $(FAST_TEST_BIN) $(BIN)
 	@$(TEST_ENV) CFSBW_BUILD=$(BUILD) sh tests/run.sh $(FAST_TEST_BIN) tests/check_symbols.sh
 
 # Benchmarks: each bench/bench_*.c program, then each bench/*.sh script.
-# KILL_TRIALS: the kill -9 soak's trials (bench/bench_kill.c), about 1 s each.
+# KILL_TRIALS: the kill -9 soak's trials of cfsbw run (bench/bench_kill.c),
+# about 1.2 s each, and a fifth as many of cfsbw daemon.
 KILL_TRIALS ?= 1000
 
 bench: $(BENCH_BIN) $(BIN) $(PROG_BIN)

@@ -15,15 +15,20 @@
  *    settling time, every process left below this program is checked in
  *    /proc: a thread in state 'T' or 't' counts its process as left
  *    stopped.  Every trial then kills and reaps all it started.
+ *  - The daemon: DAEMON_TRIALS (default 200) of the same, with `cfsbw
+ *    daemon` as the tracer: a group /g at a random quota made with `cfsbw
+ *    ctl`, the tree started in it by `cfsbw run --group /g`, and the
+ *    daemon killed at a random moment from 0 to 1.2 s after that.
  *  - The comparison: cfsbw run and Debian's cpulimit side by side on one
  *    busy process and on a shell with two busy children, killed at
  *    moments 37 ms apart (COMPARE trials per row; cpulimit rows skipped
  *    if it is not installed).
  *
- *   bench_kill [--trials N] [--compare N] [--seed S]
+ *   bench_kill [--trials N] [--daemon-trials N] [--compare N] [--seed S]
  *
  * Env: CFSBW_BIN, CFSBW_PROGS; CFSBW_KILL_TRIALS (what `make bench
- * KILL_TRIALS=N` sets) is the default for --trials.  Prints markdown
+ * KILL_TRIALS=N` sets) is the default for --trials, and a fifth of it
+ * for --daemon-trials.  Prints markdown
  * (bench/README.md, "Killing the limiter").  This program makes itself a
  * child subreaper, so that what a killed limiter leaves is reparented
  * here, found, and ended by its process id.
@@ -233,10 +238,52 @@ struct soak_row {
 	unsigned long long procs_seen;
 };
 
-static int soak(unsigned trials, unsigned long long seed)
+/* Run argv to its end; its exit status, or -1. */
+static int run_wait(const char *const argv[])
+{
+	pid_t pid = spawn(argv);
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * A daemon for one trial, its socket at sock, with group /g at quota:
+ * its pid, or -1 if it did not come up within 3 s.
+ */
+static pid_t daemon_start(const char *sock, const char *policy,
+			  const char *quota)
+{
+	const char *argv[] = {bench_cfsbw_bin(), "daemon", "--socket", sock,
+			      "--policy", policy, NULL};
+	pid_t d = spawn(argv);
+	if (d < 0)
+		return -1;
+	for (int i = 0; i < 300 && access(sock, F_OK) != 0; i++)
+		sleep_ms(10);
+	const char *mkdir_argv[] = {bench_cfsbw_bin(), "ctl", "--socket",
+				    sock, "mkdir", "/g", NULL};
+	const char *set_argv[] = {bench_cfsbw_bin(), "ctl", "--socket", sock,
+				  "set", "/g", "cpu.cfs_quota_us", quota, NULL};
+	if (access(sock, F_OK) != 0 || run_wait(mkdir_argv) != 0 ||
+	    run_wait(set_argv) != 0) {
+		kill(d, SIGKILL);
+		waitpid(d, NULL, 0);
+		return -1;
+	}
+	return d;
+}
+
+/* with_daemon: cfsbw daemon is the tracer (and what is killed). */
+static int soak(unsigned trials, unsigned long long seed, bool with_daemon)
 {
 	static const char *const policies[] = {"v4", "upstream"};
 	static const char *const quotas[] = {"5ms", "20ms", "50ms", "150ms"};
+	static const char *const quotas_us[] = {"5000", "20000", "50000",
+						"150000"};
+	char sock[64];
+	snprintf(sock, sizeof sock, "/tmp/bench_kill-%d.sock", (int)getpid());
 	struct soak_row rows[NR_SOAK];
 	memset(rows, 0, sizeof rows);
 	unsigned nr_fail = 0;
@@ -246,21 +293,37 @@ static int soak(unsigned trials, unsigned long long seed)
 	for (unsigned t = 0; t < trials; t++) {
 		unsigned w = rng_below(NR_SOAK);
 		const char *policy = policies[rng_below(2)];
-		const char *quota = quotas[rng_below(4)];
+		unsigned q = rng_below(4);
+		const char *quota = quotas[q];
 		long kill_ms = (long)rng_below(KILL_WINDOW_MS + 1);
 		const char *argv[] = {bench_cfsbw_bin(), "run", "--policy",
 				      policy, "--quota", quota, "--period",
 				      "100ms", "--", "/bin/sh", "-c",
 				      soak_workloads[w].script,
 				      bench_workload_path(), NULL};
-		pid_t limiter = spawn(argv);
+		const char *group_argv[] = {bench_cfsbw_bin(), "run", "--group",
+					    "/g", "--socket", sock, "--",
+					    "/bin/sh", "-c",
+					    soak_workloads[w].script,
+					    bench_workload_path(), NULL};
+		pid_t limiter;
+		if (with_daemon) {
+			unlink(sock);
+			limiter = daemon_start(sock, policy, quotas_us[q]);
+			if (limiter > 0)
+				spawn(group_argv);
+		} else {
+			limiter = spawn(argv);
+		}
 		if (limiter < 0) {
 			nr_fail++;
+			end_all();
 			continue;
 		}
 		sleep_ms(kill_ms);
 		/* Held just before the kill?  (the kill should find some) */
-		size_t nr = descendants(limiter, procs);
+		size_t nr = with_daemon ? descendants(self, procs)
+					: descendants(limiter, procs);
 		rows[w].holding += count_stopped(procs, nr) > 0;
 		kill(limiter, SIGKILL);
 		waitpid(limiter, NULL, 0);
@@ -274,10 +337,11 @@ static int soak(unsigned trials, unsigned long long seed)
 			left = count_stopped(procs, nr);
 			if (left)
 				fprintf(stderr,
-					"bench_kill: trial %u (%s, %s, quota %s, "
-					"kill at %ld ms): %zu of %zu processes "
-					"left stopped\n",
-					t, soak_workloads[w].name, policy, quota,
+					"bench_kill: %strial %u (%s, %s, quota "
+					"%s, kill at %ld ms): %zu of %zu "
+					"processes left stopped\n",
+					with_daemon ? "daemon " : "", t,
+					soak_workloads[w].name, policy, quota,
 					kill_ms, left, nr);
 		}
 		rows[w].trials++;
@@ -286,17 +350,27 @@ static int soak(unsigned trials, unsigned long long seed)
 		rows[w].procs_seen += nr;
 		end_all();
 	}
+	unlink(sock);
 	int64_t took = now_ms() - start;
 
-	printf("## Killing cfsbw run: the soak\n\n");
-	printf("`make bench` (bench/bench_kill.c, KILL_TRIALS=%u, seed %llu): "
-	       "SIGKILL to `cfsbw run` at a random moment 0 to %d ms after "
-	       "its start, over a random tree (v4 or upstream, quota 5 to "
-	       "150 ms per 100 ms); %d ms later, the processes it left "
-	       "with a thread in state T or t (looked at again %d ms later). "
-	       "%u trials in %.1f s.\n\n",
-	       trials, seed, KILL_WINDOW_MS, SETTLE_MS,
-	       RECHECK_MS, trials - nr_fail, (double)took / 1000.0);
+	if (with_daemon)
+		printf("## Killing cfsbw daemon: the soak\n\n"
+		       "`make bench` (bench/bench_kill.c, %u trials, seed %llu): "
+		       "SIGKILL to `cfsbw daemon` at a random moment 0 to %d "
+		       "ms after `cfsbw run --group /g` starts a random tree in "
+		       "its group (v4 or upstream, quota 5 to 150 ms per "
+		       "100 ms);",
+		       trials, seed, KILL_WINDOW_MS);
+	else
+		printf("## Killing cfsbw run: the soak\n\n"
+		       "`make bench` (bench/bench_kill.c, KILL_TRIALS=%u, seed "
+		       "%llu): SIGKILL to `cfsbw run` at a random moment 0 to "
+		       "%d ms after its start, over a random tree (v4 or "
+		       "upstream, quota 5 to 150 ms per 100 ms);",
+		       trials, seed, KILL_WINDOW_MS);
+	printf(" %d ms later, the processes left with a thread in state T or "
+	       "t (looked at again %d ms later).  %u trials in %.1f s.\n\n",
+	       SETTLE_MS, RECHECK_MS, trials - nr_fail, (double)took / 1000.0);
 	printf("| workload | trials | killed while holding a process | "
 	       "processes found after the kill | trials leaving a process "
 	       "stopped | processes left stopped |\n");
@@ -415,16 +489,21 @@ int main(int argc, char **argv)
 {
 	const char *env = getenv("CFSBW_KILL_TRIALS");
 	long trials = env && *env ? atol(env) : 1000;
+	long daemon_trials = -1; /* a fifth of trials */
 	long compare_trials = 8;
 	unsigned long long seed = 1;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--trials"))
 			trials = atol(argv[i + 1]);
+		else if (!strcmp(argv[i], "--daemon-trials"))
+			daemon_trials = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--compare"))
 			compare_trials = atol(argv[i + 1]);
 		else if (!strcmp(argv[i], "--seed"))
 			seed = strtoull(argv[i + 1], NULL, 10);
 	}
+	if (daemon_trials < 0)
+		daemon_trials = trials / 5;
 	if (trials < 0 || compare_trials < 0) {
 		fprintf(stderr, "bench_kill: --trials and --compare take a "
 				"count >= 0\n");
@@ -438,7 +517,9 @@ int main(int argc, char **argv)
 	}
 	int rc = 0;
 	if (trials)
-		rc = soak((unsigned)trials, seed);
+		rc = soak((unsigned)trials, seed, false);
+	if (daemon_trials && soak((unsigned)daemon_trials, seed, true))
+		rc = 1;
 	if (compare_trials)
 		compare((int)compare_trials);
 	return rc;
