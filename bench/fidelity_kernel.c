@@ -24,15 +24,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -379,6 +378,20 @@ static int make_groups(const struct cfsbw_sim_scenario *sc, char *err,
 	return 0;
 }
 
+/* Does a group of sc sit below path?  ("/" has every group below it.) */
+static bool has_children(const struct cfsbw_sim_scenario *sc,
+			 const char *path)
+{
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sc->nr_groups; i++) {
+		const char *g = sc->groups[i].path;
+		if (!strcmp(path, "/") ? strcmp(g, "/") != 0
+				       : !strncmp(g, path, n) && g[n] == '/')
+			return true;
+	}
+	return false;
+}
+
 static int start_tasks(const struct cfsbw_sim_scenario *sc, uint64_t seed,
 		       int ready_rd, int ready_wr, int go_rd, int go_wr,
 		       char *err, size_t errlen)
@@ -389,6 +402,12 @@ static int start_tasks(const struct cfsbw_sim_scenario *sc, uint64_t seed,
 		if (t->workload == CFSBW_SIM_WL_TRACE) {
 			snprintf(err, errlen, "line %u: trace workloads run "
 				 "in the simulator only", t->line);
+			return -1;
+		}
+		if (version == 2 && has_children(sc, t->group)) {
+			snprintf(err, errlen, "line %u: %s has groups below it:"
+				 " cgroup v2 takes tasks in leaf groups only",
+				 t->line, t->group);
 			return -1;
 		}
 		group_dirs(t->group, cpu_dir, acct_dir, sizeof cpu_dir);
@@ -541,52 +560,4 @@ out:
 			close(go[i]);
 	}
 	return rc;
-}
-
-unsigned fk_kernel_hz(const char **how)
-{
-	struct utsname u;
-	char path[400], line[256];
-	unsigned hz = 0;
-	uname(&u);
-	snprintf(path, sizeof path, "/boot/config-%s", u.release);
-	FILE *f = fopen(path, "r");
-	*how = "kernel config";
-	if (!f)
-		f = popen("zcat /proc/config.gz 2>/dev/null", "r");
-	if (f) {
-		while (fgets(line, sizeof line, f))
-			if (sscanf(line, "CONFIG_HZ=%u", &hz) == 1)
-				break;
-		/* a popen'd stream must be pclose'd; fclose of it would leak */
-		if (access(path, F_OK) == 0)
-			fclose(f);
-		else
-			pclose(f);
-	}
-	if (hz)
-		return hz;
-	/* Measured: jiffies in /proc/timer_list, 200 ms apart, rounded to
-	 * the HZ values Linux offers. */
-	*how = "measured";
-	unsigned long long j[2] = {0, 0};
-	int64_t t[2];
-	for (int i = 0; i < 2; i++) {
-		FILE *tl = fopen("/proc/timer_list", "r");
-		t[i] = now_ns(CLOCK_MONOTONIC);
-		while (tl && fgets(line, sizeof line, tl))
-			if (sscanf(line, "jiffies: %llu", &j[i]) == 1)
-				break;
-		if (tl)
-			fclose(tl);
-		if (!i)
-			fk_sleep_until(t[0] + 200000000);
-	}
-	double rate = (double)(j[1] - j[0]) * 1e9 / (double)(t[1] - t[0]);
-	static const unsigned offered[] = {100, 250, 300, 1000};
-	hz = 250;
-	for (size_t i = 0; i < sizeof offered / sizeof offered[0]; i++)
-		if (fabs(rate - offered[i]) < fabs(rate - hz))
-			hz = offered[i];
-	return hz;
 }

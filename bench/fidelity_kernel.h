@@ -63,7 +63,4 @@ int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 /* Remove the parent group (at the end; also done on a signal). */
 void fk_teardown(void);
 
-/* The kernel's HZ: its config, or measured from /proc/timer_list. */
-unsigned fk_kernel_hz(const char **how);
-
 #endif
