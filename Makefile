@@ -148,7 +148,7 @@ test: $(TEST_BIN) $(BIN) $(PROG_BIN)
 # The core's file-level call graph (from nm) and the library's names: the
 # checks of tests/check_symbols.sh, with the graph printed.
 check-symbols: $(LIB)
-	@CFSBW_BUILD=$(BUILD) sh tests/check_symbols.sh --graph core sim host daemon
+	@CFSBW_BUILD=$(BUILD) sh tests/check_symbols.sh --graph
 
 # The simulator's tests also run `cfsbw sim`, hence the command.
 test-fast: $(FAST_TEST_BIN) $(BIN)

@@ -8,8 +8,10 @@
 # names_LAYER: every name the objects of src/LAYER export starts with the
 #   layer's prefix (core: cfsbw_ and cfsbw__ for internals; sim:
 #   cfsbw_sim_; host: cfsbw_host_; daemon: cfsbw_daemon_), and so none
-#   starts with "__" (reserved in C).  The layers checked by default are
-#   those make test holds to it (LAYERS below); name others to see them.
+#   starts with "__" (reserved in C).  By default every layer of
+#   libcfsbw.a (LAYERS below); name others (cli) to see them.
+# names_library: the same for libcfsbw.a as a whole: every name it exports
+#   starts with "cfsbw_", so a layer the list above misses is caught too.
 # core_files_call_one_way: the file-level call graph of src/core (an edge
 #   from a file to each core file defining a name it uses) has no loop.
 # --graph prints that graph, one "caller -> callee" line per edge.
@@ -19,7 +21,7 @@ if [ "$1" = "--graph" ]; then
 	graph=1
 	shift
 fi
-LAYERS=${*:-core daemon}
+LAYERS=${*:-core sim host daemon}
 passed=0
 failed=0
 result() { # result NAME STATUS
@@ -71,6 +73,20 @@ for layer in $LAYERS; do
 		result "names_$layer" 0
 	fi
 done
+
+lib=$build/libcfsbw.a
+names=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF == 3 { print $3 }')
+bad=$(printf '%s\n' "$names" | grep -v '^cfsbw_' | grep -v '^$')
+if [ -z "$names" ]; then
+	echo "    no exported names read from $lib"
+	result names_library 1
+elif [ -n "$bad" ]; then
+	echo "    $lib: exported without a layer's prefix:"
+	printf '%s\n' "$bad" | sort -u | sed 's/^/      /'
+	result names_library 1
+else
+	result names_library 0
+fi
 
 # The core's call graph: name -> defining file, then each file's uses.
 defs=$(mktemp)
