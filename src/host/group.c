@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "host/host_int.h"
 
@@ -93,16 +94,38 @@ void cfsbw_host__gtimer_set(struct cfsbw_host *h, struct host_group *grp,
 
 void cfsbw_host__gtimers_sync(struct cfsbw_host *h)
 {
-	int64_t at = h->gt_len ? h->gt_heap[0]->at_ns : 0;
+	const struct host_gtimer *top = h->gt_len ? h->gt_heap[0] : NULL;
+	int64_t at = top ? top->at_ns : 0;
 	if (at == h->gt_armed_ns)
 		return;
+	/*
+	 * Periodic, at the earliest group's period: with one group, or
+	 * groups whose periods end together, the next expiry is already set
+	 * and a period costs no timer_settime (one of about 15 system calls
+	 * per group and period, docs/host.md section 11).  An expiry that no
+	 * group needs any more is one spare wake-up, which sets the timer
+	 * anew.
+	 */
+	int64_t interval = top && top->kind == HOST_GT_PERIOD
+				   ? cfsbw_group_period_ns(top->grp->g)
+				   : 0;
 	h->gt_armed_ns = at;
-	cfsbw_host__timer_at(h, HOST_TIMER_GROUPS, at);
+	h->gt_interval_ns = interval;
+	struct itimerspec its = {cfsbw_host__ns_to_ts(interval),
+				 cfsbw_host__ns_to_ts(at)};
+	int rc = timer_settime(h->timers[HOST_TIMER_GROUPS], TIMER_ABSTIME,
+			       &its, NULL);
+	BUG_ON(rc < 0);
 }
 
 void cfsbw_host__gtimers_run(struct cfsbw_host *h, int64_t now_ns)
 {
-	h->gt_armed_ns = 0; /* it fired: a one-shot timer is off */
+	/* It fired: a one-shot timer is off, a periodic one is set for its
+	 * next expiry after now (the kernel skips the ones it overran). */
+	if (!h->gt_interval_ns)
+		h->gt_armed_ns = 0;
+	while (h->gt_interval_ns && h->gt_armed_ns <= now_ns)
+		h->gt_armed_ns += h->gt_interval_ns;
 	while (h->gt_len && h->gt_heap[0]->at_ns <= now_ns) {
 		struct host_gtimer *t = h->gt_heap[0];
 		gt_remove(h, t);

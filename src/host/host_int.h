@@ -205,6 +205,7 @@ struct cfsbw_host {
 	unsigned gt_len, gt_cap;
 	uint64_t gt_seq;
 	int64_t gt_armed_ns;       /* HOST_TIMER_GROUPS is set for, or 0 */
+	int64_t gt_interval_ns;    /* and repeats every, or 0 */
 
 	/* loop.c */
 	sigset_t old_mask; /* the caller's, restored in the command */
@@ -236,7 +237,9 @@ struct cfsbw_host {
 	bool root_gone;
 	int root_status;       /* wait status of the root process's leader */
 	bool warned_full;
-	pid_t trace_pending;   /* an exit peeked at, not consumed yet */
+	pid_t trace_pending;   /* a report peeked at, not consumed yet */
+	bool trace_peek_both;  /* a stop was read: look at stops and exits
+				* together next (trace.c) */
 	char place_reason[96]; /* why the last place failed (-EPERM) */
 };
 
