@@ -30,7 +30,6 @@
 /* longer than a tick at HZ 100: a runnable thread whose CPU time has not
  * grown for this long was preempted */
 #define LAZY_NS 12000000
-#define EXIT_GUESS_NS 2000000
 
 static int64_t mono_ns(void)
 {
@@ -206,14 +205,10 @@ void cfsbw_host__poll_sample(struct rec_poll *p, rec_raw_fn *fn, void *ctx)
 		struct poll_thread *t = &p->t[i];
 		int64_t exec = read_exec_ns(t->fd);
 		if (exec < 0) {
-			/* gone, with the CPU time since it was last brought
-			 * up to date (up to a tick): half of what it could
-			 * have run, at most 2 ms, assumed */
-			int64_t more = (now - t->end_guess) / 2;
-			int64_t at = !t->running ? now
-				     : t->end_guess + (more < EXIT_GUESS_NS
-							  ? more
-							  : EXIT_GUESS_NS);
+			/* gone: a running thread ends where its CPU time was
+			 * last brought up to date (guessing more overcounted
+			 * short processes, read as zombies with all of it) */
+			int64_t at = t->running ? t->end_guess : now;
 			if (t->running)
 				emit(p, fn, ctx, REC_SWITCH_OUT, t, at, false);
 			emit(p, fn, ctx, REC_EXIT, t, at, false);
