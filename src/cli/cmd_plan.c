@@ -219,7 +219,9 @@ static void print_now(const struct cfsbw_sim_point *now,
 		       ms(d, sizeof d, y->p99_ns));
 		printf("%s ms later at p50\n",
 		       ms(a, sizeof a, x->p50_ns - y->p50_ns));
-		if (now->period_ns > 0 && x->count && now->nr_lines == 1) {
+		/* requests sparser than periods: each one's own periods */
+		if (now->period_ns > 0 && x->count && now->nr_lines == 1 &&
+		    x->count <= now->nr_periods) {
 			/* periods a request spans, from its start on the
 			 * period grid (worst case: at a period's start) */
 			int64_t spans = (x->p50_ns + now->period_ns - 1) /

@@ -2,14 +2,23 @@
  * sweep.c - what one run says about a limit, in numbers a sweep or a plan
  * compares (issue 14, item 3): the group's use, the share of its periods
  * that throttled (what the CPUThrottlingHigh alert watches), its throttled
- * time, and per task line with latencies the p50, p99 and p99.9, or for a
- * replay when its last thread exited.  Plain integers: a point travels
- * between processes as it is (the command's workers) and prints the same
- * everywhere.
+ * time, and per task line in its subtree with latencies the p50, p99 and
+ * p99.9, or for a replay when its last thread exited.  Plain integers: a
+ * point travels between processes as it is (the command's workers) and
+ * prints the same everywhere.
  */
 #include <string.h>
 
 #include "cfsbw_sim.h"
+
+/* Is path the group or below it?  Lines elsewhere are not its answer. */
+static bool in_subtree(const char *path, const char *group)
+{
+	size_t n = strlen(group);
+	if (!strcmp(group, "/"))
+		return true;
+	return !strncmp(path, group, n) && (path[n] == '\0' || path[n] == '/');
+}
 
 int cfsbw_sim_point_measure(const struct cfsbw_sim *s, const char *group,
 			    struct cfsbw_sim_point *out)
@@ -30,7 +39,8 @@ int cfsbw_sim_point_measure(const struct cfsbw_sim *s, const char *group,
 	for (size_t i = 0; i < cfsbw_sim_nr_lines(s); i++) {
 		struct cfsbw_sim_line_result r;
 		cfsbw_sim_line_result(s, i, &r);
-		if (!r.latency.count && !r.exited)
+		if ((!r.latency.count && !r.exited) ||
+		    !in_subtree(r.spec->group, group))
 			continue;
 		if (out->nr_lines == CFSBW_SIM_POINT_MAX_LINES)
 			break;
