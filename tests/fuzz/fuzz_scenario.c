@@ -6,12 +6,15 @@
  * corpus is scenario files.  A rejected scenario must come back with -EINVAL
  * and a message (and -ENOMEM only if memory ran out); an accepted one is
  * capped so that one input takes milliseconds, whatever it asks: at most
- * 200 ms simulated on 16 CPUs and 64 tasks, no workload cycle under 50 us,
- * no more than 10 000 requests a second, and every trace workload reads
- * the same short trace.  It then runs twice from the same scenario, each
- * time in a fresh machine within a 64 MB memory budget, and both runs must
- * give the same JSON and text reports, byte for byte (docs/sim.md: same
- * scenario and seed, same output).
+ * 200 ms simulated on 16 CPUs and 64 tasks, a budget of 100 000 events
+ * (which the simulator must refuse a scenario over, issue 16), and every
+ * trace workload reads the same short trace.  It then runs three times
+ * from the same scenario, each time in a fresh machine within a 64 MB
+ * memory budget: twice plainly and once with a timeline, as `--timeline`
+ * runs it.  All three must give the same JSON and text reports, byte for
+ * byte (docs/sim.md: same scenario and seed, same output; the timeline's
+ * samples are not events), and no run may process more events than its
+ * budget.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -24,8 +27,7 @@
 #define FZ_MAX_DURATION_NS (200 * CFSBW_NSEC_PER_MSEC)
 #define FZ_MAX_CPUS 16u
 #define FZ_MAX_TASKS 64u
-#define FZ_MIN_CYCLE_NS (50 * CFSBW_NSEC_PER_USEC)
-#define FZ_MIN_GAP_NS (100 * CFSBW_NSEC_PER_USEC)
+#define FZ_MAX_EVENTS 100000u
 #define FZ_MEMORY (64u << 20)
 
 static const char fz_trace[] = "1000,2000\n300,0\n1,5000\n";
@@ -64,13 +66,21 @@ static void fz_free(void *ptr, void *ctx)
 	free((char *)ptr - h[1]);
 }
 
-/* Cap what one input may cost; false: not worth running at all. */
+/*
+ * Cap what one input may cost; false: not worth running at all.  The
+ * time, the CPUs and the tasks are cut down; how short a workload's cycle
+ * may be, and how high a rate, is left to the simulator's own bound: a
+ * budget of FZ_MAX_EVENTS events, which it must refuse a scenario over
+ * (with a message) rather than run it beyond.
+ */
 static bool fz_cap(struct cfsbw_sim_scenario *sc)
 {
 	if (sc->duration_ns > FZ_MAX_DURATION_NS)
 		sc->duration_ns = FZ_MAX_DURATION_NS;
 	if (sc->nr_cpus > FZ_MAX_CPUS)
 		sc->nr_cpus = FZ_MAX_CPUS;
+	if (sc->max_events > FZ_MAX_EVENTS)
+		sc->max_events = FZ_MAX_EVENTS;
 	unsigned tasks = 0;
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
 		struct cfsbw_sim_task_spec *t = &sc->tasks[i];
@@ -79,31 +89,30 @@ static bool fz_cap(struct cfsbw_sim_scenario *sc)
 		if (!t->count)
 			return false;
 		tasks += t->count;
-		switch (t->workload) {
-		case CFSBW_SIM_WL_DUTY:
-			if (t->run_ns + t->sleep_ns < FZ_MIN_CYCLE_NS)
-				return false;
-			break;
-		case CFSBW_SIM_WL_REQUESTS:
-			if (t->mean_gap_ns < FZ_MIN_GAP_NS)
-				return false;
-			break;
-		case CFSBW_SIM_WL_TRACE: {
+		if (t->workload == CFSBW_SIM_WL_TRACE) {
 			struct cfsbw_sim_error err;
 			FZ_CHECK(cfsbw_sim_trace_parse(t, fz_trace, &err) == 0,
 				 "the harness's trace: %s", err.msg);
-			break;
-		}
-		case CFSBW_SIM_WL_BUSY:
-		case CFSBW_SIM_WL_COUNT:
-			break;
 		}
 	}
 	return true;
 }
 
-/* One run into a report: JSON then text, in a malloc'ed string. */
-static char *fz_run(const struct cfsbw_sim_scenario *base, size_t *len)
+/* --timeline's rows, counted: the report must not see them (issue 16). */
+static void fz_timeline_row(void *ctx, const struct cfsbw_sim_timeline_row *row)
+{
+	unsigned long *rows = ctx;
+	FZ_CHECK(row->group && row->period_ns > 0, "a timeline row of "
+		 "nothing");
+	++*rows;
+}
+
+/*
+ * One run into a report: JSON then text, in a malloc'ed string; with
+ * timeline, as `cfsbw sim --timeline` runs it.
+ */
+static char *fz_run(const struct cfsbw_sim_scenario *base, bool timeline,
+		    size_t *len)
 {
 	struct fz_budget budget = {0, FZ_MEMORY};
 	const struct cfsbw_allocator allocator = {fz_alloc, fz_free, &budget};
@@ -128,7 +137,16 @@ static char *fz_run(const struct cfsbw_sim_scenario *base, size_t *len)
 		*len = strlen(msg);
 		return msg;
 	}
+	unsigned long rows = 0;
+	if (timeline)
+		cfsbw_sim_set_timeline(s, fz_timeline_row, &rows);
 	FZ_CHECK(cfsbw_sim_run(s) == 0, "cfsbw_sim_run failed");
+	struct cfsbw_sim_totals totals;
+	cfsbw_sim_totals(s, &totals);
+	FZ_CHECK(totals.events <= sc.max_events, "%llu events, over the "
+		 "budget of %llu the estimate admitted",
+		 (unsigned long long)totals.events,
+		 (unsigned long long)sc.max_events);
 	char *out = NULL;
 	FILE *f = open_memstream(&out, len);
 	FZ_CHECK(f, "open_memstream");
@@ -165,13 +183,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	if (fz_cap(&sc)) {
-		size_t len1, len2;
-		char *one = fz_run(&sc, &len1);
-		char *two = fz_run(&sc, &len2);
+		size_t len1, len2, len3;
+		char *one = fz_run(&sc, false, &len1);
+		char *two = fz_run(&sc, false, &len2);
+		char *three = fz_run(&sc, true, &len3);
 		FZ_CHECK(len1 == len2 && !memcmp(one, two, len1),
 			 "two runs differ:\n%s\n----\n%s", one, two);
+		FZ_CHECK(len1 == len3 && !memcmp(one, three, len1),
+			 "--timeline changed the report:\n%s\n----\n%s", one,
+			 three);
 		free(one);
 		free(two);
+		free(three);
 	}
 	cfsbw_sim_scenario_free(&sc);
 	return 0;
