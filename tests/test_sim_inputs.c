@@ -508,22 +508,24 @@ TEST(command_names_trace_file_and_line, "issue-14")
 	ASSERT_TRUE(strstr(out, "/t.trace:2: event 'fork': not supported") !=
 		    NULL);
 	/* --replay: the trace's own file and line, nothing else */
-	char cmd[512];
-	FILE *f = fopen("/tmp/cfsbw-test-replay.trace", "w");
-	ASSERT_TRUE(f != NULL);
+	char cmd[512], path[] = "/tmp/cfsbw-test-replay-XXXXXX", want[256];
+	int fd = mkstemp(path);
+	ASSERT_TRUE(fd >= 0);
+	FILE *f = fdopen(fd, "w");
 	fputs("cfsbw-trace 1\nthread 1 1 a\nrun 1 0\n", f);
 	fclose(f);
-	snprintf(cmd, sizeof cmd,
-		 "%s sim --replay /tmp/cfsbw-test-replay.trace 2>&1 >/dev/null",
-		 getenv("CFSBW_BIN"));
+	snprintf(cmd, sizeof cmd, "%s sim --replay %s 2>&1 >/dev/null",
+		 getenv("CFSBW_BIN"), path);
 	FILE *p = popen(cmd, "r");
 	size_t n = fread(out, 1, sizeof out - 1, p);
 	out[n] = '\0';
 	int st = pclose(p);
-	unlink("/tmp/cfsbw-test-replay.trace");
+	unlink(path);
 	ASSERT_INT(WEXITSTATUS(st), ==, 2);
-	ASSERT_STR(out, "cfsbw sim: /tmp/cfsbw-test-replay.trace:3: expected "
-			"'run TID START_NS END_NS [P]'\n");
+	snprintf(want, sizeof want,
+		 "cfsbw sim: %s:3: expected 'run TID START_NS END_NS [P]'\n",
+		 path);
+	ASSERT_STR(out, want);
 }
 
 TEST_MAIN(TEST_ENTRY(cfsbw_trace_threads_and_steps)
