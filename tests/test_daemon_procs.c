@@ -346,9 +346,60 @@ TEST(eperm_for_another_users_process, "SPEC 8")
 	ASSERT_TRUE(strstr(log, "refused (EPERM): another user's process"));
 }
 
+/*
+ * v1's tasks moves a thread; cfsbw's runqueue is a process, so a thread's
+ * ID written to tasks moves its whole process, and tasks then lists every
+ * thread of it (SPEC 8).
+ */
+TEST(tasks_write_of_a_tid_moves_its_process, "SPEC 8")
+{
+	struct dmn m;
+	START(&m, NULL);
+	ASSERT_INT(ctl(&m, "mkdir /t"), ==, 0);
+	pid_t pid = busy(60, 2);
+	/* The process's second thread. */
+	pid_t tid = 0;
+	for (int i = 0; i < 300 && !tid; i++) {
+		char dir[64];
+		snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+		DIR *dp = opendir(dir);
+		for (struct dirent *e; dp && (e = readdir(dp));)
+			if (e->d_name[0] != '.' && atoi(e->d_name) != pid)
+				tid = atoi(e->d_name);
+		if (dp)
+			closedir(dp);
+		if (!tid)
+			usleep(10000);
+	}
+	char req[64];
+	snprintf(req, sizeof req, "set /t tasks %d", (int)tid);
+	int st = tid ? ctl(&m, req) : -1;
+	char procs[64], tasks[128];
+	int np = dmn_read_ctl(&m, "/t", procs, sizeof procs);
+	char *reply;
+	int nt = dmn_ask(&m, &reply, "get /t tasks") == 0
+			 ? snprintf(tasks, sizeof tasks, "%s", reply)
+			 : -1;
+	free(reply);
+	stop_all();
+	ASSERT_INT(dmn_stop(&m), ==, 0);
+	dmn_clean(&m);
+	ASSERT_INT(tid, >, 0);
+	ASSERT_INT(st, ==, 0);
+	char want[64];
+	snprintf(want, sizeof want, "%d\n", (int)pid);
+	ASSERT_INT(np, >, 0);
+	ASSERT_STR(procs, want);
+	snprintf(want, sizeof want, "%d\n%d\n", (int)(pid < tid ? pid : tid),
+		 (int)(pid < tid ? tid : pid));
+	ASSERT_INT(nt, >, 0);
+	ASSERT_STR(tasks, want);
+}
+
 TEST_MAIN(TEST_ENTRY(procs_moves_children_and_ebusy)
 	  TEST_ENTRY(run_group_from_another_shell)
 	  TEST_ENTRY(eperm_for_another_users_process)
+	  TEST_ENTRY(tasks_write_of_a_tid_moves_its_process)
 	  TEST_ENTRY(quota_write_while_throttled_r4)
 	  TEST_ENTRY(move_moves_usage_within_a_period)
 	  TEST_ENTRY(kill9_then_restart_takes_processes_back))

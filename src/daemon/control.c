@@ -278,6 +278,24 @@ static int parse_pid(const char *text, pid_t writer, pid_t *out)
 	return *out > 0 ? 0 : -ESRCH;
 }
 
+/* The process (thread group) of thread tid, from /proc; tid if unknown. */
+static pid_t tgid_of(pid_t tid)
+{
+	char name[64], line[256];
+	snprintf(name, sizeof name, "/proc/%d/status", (int)tid);
+	FILE *f = fopen(name, "r");
+	if (!f)
+		return tid;
+	pid_t tgid = tid;
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, "Tgid:", 5)) {
+			tgid = (pid_t)strtol(line + 5, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return tgid > 0 ? tgid : tid;
+}
+
 int cfsbw_daemon_move(struct cfsbw_daemon *d, pid_t pid, const char *path)
 {
 	struct cfsbw_group *g = cfsbw_group_find(d->tree, path);
@@ -322,7 +340,10 @@ int cfsbw_daemon_write(struct cfsbw_daemon *d, const char *path,
 			return err;
 		}
 		/* v1's tasks moves one thread; cfsbw moves whole processes
-		 * (one runqueue each), so a TID moves its process. */
+		 * (one runqueue each), so a TID moves its process.  The
+		 * writer's ID ("0") is its thread's too. */
+		if (!strcmp(file, TASKS_FILE) || pid == writer)
+			pid = tgid_of(pid);
 		return cfsbw_daemon_move(d, pid, path);
 	}
 	if (!strcmp(file, USAGE_FILE)) {
