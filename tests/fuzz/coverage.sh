@@ -52,6 +52,7 @@ for h in tests/fuzz/fuzz_*.c; do
 	cli_run) what=src/cli/cmd_run.c ;;
 	cli_sim) what="src/cli/cmd_sim.c src/cli/sim_load.c" ;;
 	daemon) what="src/daemon/socket.c src/daemon/control.c" ;;
+	replay) what="src/sim/replay.c src/sim/trace_cfsbw.c src/sim/trace_perf.c src/sim/rtapp.c" ;;
 	*) what=src ;;
 	esac
 	echo "== $name: $(ls $dirs | wc -l) inputs"
