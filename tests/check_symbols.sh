@@ -34,6 +34,8 @@ result() { # result NAME STATUS
 	fi
 }
 
+identifiers='NF == 3 && $3 ~ /^[A-Za-z_][A-Za-z0-9_]*$/ { print $3 }'
+
 # The objects of a layer: one per source file (a stale object of a
 # removed source is not read).
 objects() {
@@ -42,11 +44,12 @@ objects() {
 	done
 }
 
-# Defined, exported names of a layer's objects.
+# Defined, exported names of a layer's objects: C identifiers only (a
+# sanitizer adds names of its own such as "__odr_asan.cfsbw_sim__ops").
 exported() {
 	for o in $(objects "$1"); do
 		if [ -f "$o" ]; then
-			nm -g --defined-only "$o" | awk 'NF == 3 { print $3 }'
+			nm -g --defined-only "$o" | awk "$identifiers"
 		else
 			echo "(no object $o)"
 		fi
@@ -75,7 +78,7 @@ for layer in $LAYERS; do
 done
 
 lib=$build/libcfsbw.a
-names=$(nm -g --defined-only "$lib" 2>/dev/null | awk 'NF == 3 { print $3 }')
+names=$(nm -g --defined-only "$lib" 2>/dev/null | awk "$identifiers")
 bad=$(printf '%s\n' "$names" | grep -v '^cfsbw_' | grep -v '^$')
 if [ -z "$names" ]; then
 	echo "    no exported names read from $lib"
