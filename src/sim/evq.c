@@ -7,15 +7,15 @@
  *
  * Three tiers, by how far a deadline lies beyond the current bucket of
  * time (BUCKET_NS wide; the "cursor"):
- *   near   deadlines in or before the cursor's bucket: a 4-ary heap, small
- *          (the events of about 33 us), so sifting is short;
+ *   near   deadlines in or before the cursor's bucket: a sorted array,
+ *          small (the events of about 33 us);
  *   wheel  deadlines in the next NR_BUCKETS - 1 buckets (half a second):
  *          one unordered list per bucket, O(1) to arm and to cancel;
  *   far    later deadlines: a second 4-ary heap.
- * When the near heap runs empty, the cursor moves to the next bucket that
- * holds anything (a bitmap says which), that bucket becomes the near heap,
+ * When the near tier runs empty, the cursor moves to the next bucket that
+ * holds anything (a bitmap says which), that bucket becomes the near tier,
  * and far deadlines now within half a second join the wheel.  The earliest
- * timer is always in the near heap: every deadline there is before every
+ * timer is always in the near tier: every deadline there is before every
  * deadline elsewhere.  Most timers are armed milliseconds ahead (ticks,
  * arrivals, wake-ups, refreshes) and pass through the wheel, touching the
  * heap only for the events of their own bucket; with one heap of every
@@ -163,6 +163,61 @@ static int64_t wheel_next(const struct sim_evq *q)
 	return INT64_MAX;
 }
 
+/* ---- the near tier: the cursor's bucket, sorted ------------------------ */
+
+/*
+ * The near tier holds the events of one 33 us bucket, a handful: a sorted
+ * array (latest first, the next to fire at the end) costs less than a
+ * heap.  Firing the earliest is removing the last slot; a timer armed
+ * within the bucket (at this instant, most often: it goes last) is put in
+ * place by moving the later ones.
+ */
+static void near_insert(struct sim_evq *q, const struct sim_evq_slot *s)
+{
+	struct sim_evq_heap *h = &q->near;
+	SIM_BUG_ON(h->len >= q->cap);
+	uint32_t j = h->len++;
+	while (j > 0 && slot_before(q, &h->slot[j - 1], s)) {
+		place(q, h, j, &h->slot[j - 1]);
+		j--;
+	}
+	place(q, h, j, s);
+}
+
+static void near_remove(struct sim_evq *q, uint32_t num)
+{
+	struct sim_evq_heap *h = &q->near;
+	for (uint32_t i = q->pos[num] + 1; i < h->len; i++)
+		place(q, h, i - 1, &h->slot[i]);
+	h->len--;
+}
+
+/* Sort the near slots latest first (a Shell sort: a bucket can hold
+ * thousands of timers due at one instant, the period timers of thousands
+ * of groups, where inserting one by one would be quadratic). */
+static void near_sort(struct sim_evq *q)
+{
+	struct sim_evq_heap *h = &q->near;
+	static const uint32_t gaps[] = {701, 301, 132, 57, 23, 10, 4, 1};
+	size_t g = sizeof(gaps) / sizeof(gaps[0]) - 1; /* small: insertion */
+	if (h->len > 16)
+		g = 0;
+	for (; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
+		uint32_t gap = gaps[g];
+		for (uint32_t i = gap; i < h->len; i++) {
+			struct sim_evq_slot s = h->slot[i];
+			uint32_t j = i;
+			while (j >= gap && slot_before(q, &h->slot[j - gap], &s)) {
+				h->slot[j] = h->slot[j - gap];
+				j -= gap;
+			}
+			h->slot[j] = s;
+		}
+	}
+	for (uint32_t i = 0; i < h->len; i++)
+		q->pos[h->slot[i].num] = i;
+}
+
 /* ---- timers ------------------------------------------------------------- */
 
 static void insert(struct sim_evq *q, struct sim_timer *t)
@@ -171,7 +226,7 @@ static void insert(struct sim_evq *q, struct sim_timer *t)
 	int64_t b = bucket_of(t->when);
 	if (b <= q->cursor) {
 		q->where[t->num] = WHERE_NEAR;
-		heap_push(q, &q->near, &s);
+		near_insert(q, &s);
 	} else if (b < q->cursor + (int64_t)NR_BUCKETS) {
 		q->where[t->num] = WHERE_WHEEL;
 		wheel_add(q, t->num, b);
@@ -185,7 +240,7 @@ static void remove_timer(struct sim_evq *q, struct sim_timer *t)
 {
 	switch (q->where[t->num]) {
 	case WHERE_NEAR:
-		heap_remove(q, &q->near, t->num);
+		near_remove(q, t->num);
 		break;
 	case WHERE_WHEEL:
 		wheel_remove(q, t->num, t->when);
@@ -200,9 +255,9 @@ static void remove_timer(struct sim_evq *q, struct sim_timer *t)
 }
 
 /*
- * The near heap ran empty: move the cursor to the next bucket with timers
+ * The near tier ran empty: move the cursor to the next bucket with timers
  * (in the wheel, or the far heap's earliest), make that bucket the near
- * heap, and bring far timers now within the wheel's reach into it.
+ * tier, and bring far timers now within the wheel's reach into it.
  */
 static void advance(struct sim_evq *q)
 {
@@ -214,20 +269,21 @@ static void advance(struct sim_evq *q)
 	q->cursor = next;
 	uint32_t b = (uint32_t)next & (NR_BUCKETS - 1);
 	if (q->bitmap[b / 64] & (UINT64_C(1) << (b % 64))) {
-		/* every timer of this bucket is due in it: heapify them */
+		/* every timer of this bucket is due in it: sort them */
 		for (uint32_t num = q->head[b]; num != NO_TIMER;
 		     num = q->next[num]) {
-			struct sim_evq_slot s = {.when = q->timer[num]->when,
+			struct sim_evq_slot s = {.when = q->when[num],
 						 .num = num};
 			q->where[num] = WHERE_NEAR;
-			place(q, &q->near, q->near.len++, &s);
+			q->near.slot[q->near.len++] = s;
 			q->nr_wheel--;
 		}
 		q->head[b] = NO_TIMER;
 		q->bitmap[b / 64] &= ~(UINT64_C(1) << (b % 64));
-		for (uint32_t i = q->near.len / ARITY + 1; i-- > 0;)
-			if (i < q->near.len)
-				sift_down(q, &q->near, i);
+		if (q->near.len > 1)
+			near_sort(q);
+		else
+			q->pos[q->near.slot[0].num] = 0;
 	}
 	while (q->far.len &&
 	       bucket_of(q->far.slot[0].when) < next + (int64_t)NR_BUCKETS) {
@@ -244,7 +300,7 @@ struct sim_timer *cfsbw_sim__evq_peek(struct sim_evq *q)
 			return NULL;
 		advance(q);
 	}
-	return q->timer[q->near.slot[0].num];
+	return q->timer[q->near.slot[q->near.len - 1].num];
 }
 
 /* One block: the two heaps (each starting 48 bytes into a line, so that
@@ -260,7 +316,7 @@ static size_t align64(size_t n)
 size_t cfsbw_sim__evq_size(uint32_t cap)
 {
 	size_t heap = align64(HEAP_OFFSET + (size_t)cap * sizeof(struct sim_evq_slot));
-	return 2 * heap + align64((size_t)cap * sizeof(uint64_t)) +
+	return 2 * heap + 2 * align64((size_t)cap * sizeof(uint64_t)) +
 	       3 * align64((size_t)cap * sizeof(uint32_t)) + align64(cap) +
 	       align64((size_t)cap * sizeof(struct sim_timer *)) +
 	       align64(NR_BUCKETS * sizeof(uint32_t)) +
@@ -283,6 +339,7 @@ void cfsbw_sim__evq_init(struct sim_evq *q, void *mem, uint32_t cap)
 	q->far.slot = (struct sim_evq_slot *)(void *)((char *)take(&p, heap) +
 						      HEAP_OFFSET);
 	q->seq = take(&p, (size_t)cap * sizeof(uint64_t));
+	q->when = take(&p, (size_t)cap * sizeof(int64_t));
 	q->pos = take(&p, (size_t)cap * sizeof(uint32_t));
 	q->next = take(&p, (size_t)cap * sizeof(uint32_t));
 	q->prev = take(&p, (size_t)cap * sizeof(uint32_t));
@@ -336,6 +393,7 @@ void cfsbw_sim__timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when)
 	t->when = when;
 	t->seq = seq;
 	q->seq[t->num] = seq;
+	q->when[t->num] = when;
 	insert(q, t);
 }
 

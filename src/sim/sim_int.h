@@ -76,15 +76,16 @@ struct sim_evq_heap {
 	uint32_t len;
 };
 
-/* The queue (evq.c): a near heap, a wheel of buckets, a far heap; tables
+/* The queue (evq.c): a near array, a wheel of buckets, a far heap; tables
  * indexed by a timer's number. */
 struct sim_evq {
 	struct sim_evq_heap near, far;
-	int64_t cursor;           /* the near heap's bucket */
+	int64_t cursor;           /* the near tier's bucket */
 	uint32_t *pos;            /* [num]: position in its heap */
 	uint32_t *next, *prev;    /* [num]: links in its bucket */
 	uint8_t *where;           /* [num]: idle, near, wheel or far */
 	uint64_t *seq;            /* [num]: sequence number when armed */
+	int64_t *when;            /* [num]: deadline when armed */
 	struct sim_timer **timer; /* [num] */
 	uint32_t *head;           /* [bucket]: its first timer */
 	uint64_t *bitmap;         /* [bucket / 64]: buckets with timers */
