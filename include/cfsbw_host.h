@@ -194,7 +194,8 @@ unsigned cfsbw_host_nr_live(const struct cfsbw_host *h);
  */
 int cfsbw_host_place(struct cfsbw_host *h, pid_t pid, struct cfsbw_group *g);
 /*
- * After cfsbw_host_place() returned -EPERM: why, in words for a log line:
+ * After cfsbw_host_place() or cfsbw_host_attach() returned -EPERM: why,
+ * in words for a log line:
  * "another user's process", "already traced by pid N", "ptrace_scope N
  * forbids it", "a zombie", "a kernel thread", "cfsbw itself", or the
  * errno's text when none of those applies.  Valid until the next call.

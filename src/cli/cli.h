@@ -28,13 +28,6 @@ int cli_run_group(const char *group, const char *socket, char **argv);
 int cli_watchdog_start(void);
 
 /*
- * Why --pid pid could not be traced, after it failed with EPERM: a
- * zombie, cfsbw itself, a kernel thread, traced already, another user's,
- * Yama (src/cli/cause.c).  Writes the reason into buf.
- */
-void cli_pid_cause(pid_t pid, char *buf, size_t size);
-
-/*
  * After exec of name failed with ENOENT: true, with the reason in buf, if
  * name is a script whose #! interpreter is missing.
  */

@@ -577,14 +577,11 @@ int cli_run_main(int argc, char **argv)
 			err = cfsbw_host_attach(h, pids[i]);
 			if (err >= 0)
 				continue;
-			char why[256];
-			if (err == -EPERM)
-				cli_pid_cause(pids[i], why, sizeof why);
 			fprintf(stderr,
 				"cfsbw run: --pid %d: cannot trace it: %s\n",
 				(int)pids[i],
 				err == -ENOENT ? "No such process"
-				: err == -EPERM ? why
+				: err == -EPERM ? cfsbw_host_place_reason(h)
 						: strerror(-err));
 			rc = 1;
 			goto out;

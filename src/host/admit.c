@@ -111,10 +111,14 @@ int cfsbw_host_attach(struct cfsbw_host *h, pid_t pid)
 		h->root_is_child = false;
 	}
 	/* It may be governed already: a descendant of one given before. */
+	h->place_reason[0] = '\0';
 	int err = seize_proc(h, pid, grp, 0, true);
 	if (err < 0) {
 		if (first)
 			h->root_pid = 0;
+		if (err == -EPERM)
+			cfsbw_host__trace_why_not(pid, h->place_reason,
+						  sizeof h->place_reason);
 		return err;
 	}
 	struct host_thread *t = cfsbw_host__thread_find(h, pid);
