@@ -201,6 +201,18 @@ int cfsbw_host_place(struct cfsbw_host *h, pid_t pid, struct cfsbw_group *g);
  * errno's text when none of those applies.  Valid until the next call.
  */
 const char *cfsbw_host_place_reason(const struct cfsbw_host *h);
+
+/*
+ * After cfsbw_host_attach(): how many descendants of the attached
+ * processes could not be taken in (another user's, traced already...).
+ * Their own descendants were looked at all the same, and those that could
+ * be traced are governed; the ones that could not run ungoverned.
+ * cfsbw_host_ungoverned() gives the i-th one's pid and why, for i below
+ * both that count and 32; 0 beyond.
+ */
+unsigned cfsbw_host_nr_ungoverned(const struct cfsbw_host *h);
+pid_t cfsbw_host_ungoverned(const struct cfsbw_host *h, unsigned i,
+			    const char **why);
 /* The group of governed process pid, or NULL. */
 struct cfsbw_group *cfsbw_host_group_of(struct cfsbw_host *h, pid_t pid);
 /*

@@ -798,6 +798,105 @@ TEST(bad_interpreter_named, "cli")
 	ASSERT_TRUE(strstr(err, script) != NULL);
 }
 
+/* A process's tracer, from its status (0: none; -1: gone). */
+static int tracer_of(int pid)
+{
+	char path[64], status[2048];
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	slurp(path, status, sizeof status);
+	const char *p = strstr(status, "TracerPid:");
+	return p ? atoi(p + 10) : -1;
+}
+
+/*
+ * Issue 16, item 1: --pid A where A's child B cannot be traced (here: this
+ * test traces it; under a set-user-ID program it would be another user's)
+ * and B's child C can.  cfsbw governs A and C, says that B is not governed
+ * and why, and counts it in --stats; with --strict that is an error (exit
+ * 1) and no process is left traced or stopped.  Before, C ran ungoverned
+ * without a word (nr_processes 1).
+ */
+TEST(pid_descends_past_what_it_cannot_trace, "R5 cli")
+{
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	for (int strict = 0; strict < 2; strict++) {
+		/* A: a shell waiting for B, an idle parent of busy C. */
+		fflush(stdout);
+		pid_t a = fork();
+		if (a == 0) {
+			execl("/bin/sh", "sh", "-c", "\"$0\" procs 1 30; :",
+			      host_workload(), (char *)NULL);
+			_exit(127);
+		}
+		int tree[4];
+		size_t n = 0;
+		struct timespec ms20 = {0, 20000000};
+		for (int i = 0; i < 100 && n < 2; i++) {
+			nanosleep(&ms20, NULL);
+			n = descendants(a, tree, 4, 0);
+		}
+		ASSERT_UINT(n, ==, 2);
+		pid_t b = tree[0], c = tree[1];
+		ASSERT_INT(ptrace(PTRACE_SEIZE, b, NULL, NULL), ==, 0);
+		char pid[16];
+		snprintf(pid, sizeof pid, "%d", (int)a);
+		const char *args[] = {"--cpus", "0.2", "--pid", pid,
+				      strict ? "--strict" : NULL, NULL};
+		char sp[128], ep[128], op[128];
+		struct run_result r;
+		memset(&r, 0, sizeof r);
+		double t0 = host_now_s();
+		pid_t cfsbw = host_start(args, sp, ep, op);
+		int c_tracer = 0, a_tracer = 0, a_state = '?', c_state = '?';
+		if (strict) {
+			/* It gives up at once; then nothing is held. */
+			host_finish(cfsbw, t0, sp, ep, op, &r);
+			nanosleep(&ms20, NULL);
+			a_tracer = tracer_of(a);
+			c_tracer = tracer_of(c);
+			a_state = proc_state(a, a);
+			c_state = proc_state(c, c);
+		} else {
+			for (int i = 0; i < 100 && c_tracer != cfsbw; i++) {
+				nanosleep(&ms20, NULL);
+				c_tracer = tracer_of(c);
+			}
+		}
+		/* End the tree: C killed, B let go of when its SIGCHLD stops it. */
+		kill(c, SIGKILL);
+		int st;
+		waitpid(b, &st, __WALL);
+		ptrace(PTRACE_DETACH, b, NULL, NULL);
+		if (!strict)
+			host_finish(cfsbw, t0, sp, ep, op, &r);
+		kill(a, SIGKILL);
+		kill(b, SIGKILL);
+		while (waitpid(-1, NULL, __WALL | WNOHANG) > 0)
+			;
+		printf("    %s%s", strict ? "--strict: " : "", r.err);
+		char want[96];
+		snprintf(want, sizeof want,
+			 "process %d is not governed (its children are, where "
+			 "they can be): already traced by pid %d",
+			 (int)b, (int)getpid());
+		ASSERT_TRUE(strstr(r.err, want) != NULL);
+		if (!strict) {
+			ASSERT_INT(r.exit_code, ==, 0);
+			ASSERT_INT(c_tracer, ==, cfsbw);
+			ASSERT_UINT(r.nr_processes, ==, 2);
+			ASSERT_UINT(r.nr_ungoverned, ==, 1);
+		} else {
+			ASSERT_INT(r.exit_code, ==, 1);
+			ASSERT_TRUE(strstr(r.err, "--strict") != NULL);
+			/* Nothing left traced or stopped by cfsbw. */
+			ASSERT_INT(a_tracer, ==, 0);
+			ASSERT_INT(c_tracer, ==, 0);
+			ASSERT_TRUE(a_state != 't' && a_state != 'T');
+			ASSERT_TRUE(c_state != 't' && c_state != 'T');
+		}
+	}
+}
+
 TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(signals_resume_and_reach_the_command)
 	  TEST_ENTRY(kill_9_leaves_nothing_stopped)
@@ -812,4 +911,5 @@ TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(stopped_cfsbw_releases_what_it_held)
 	  TEST_ENTRY(stopped_job_stays_whole)
 	  TEST_ENTRY(pid_errors_name_the_cause)
-	  TEST_ENTRY(bad_interpreter_named))
+	  TEST_ENTRY(bad_interpreter_named)
+	  TEST_ENTRY(pid_descends_past_what_it_cannot_trace))

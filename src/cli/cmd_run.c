@@ -67,6 +67,9 @@ static const char run_usage[] =
 	"  --socket PATH     the daemon's socket, with --group (default: as\n"
 	"                    cfsbw daemon's)\n"
 	"  --wait-all        when CMD exits, keep governing what it left\n"
+	"  --strict          with --pid: a process below the given ones that\n"
+	"                    cannot be governed is an error (exit 1), not a\n"
+	"                    warning\n"
 	"                    running, until the last of it exits (as a cgroup\n"
 	"                    would); without it, those processes go free\n"
 	"  -h, --help        this text\n"
@@ -87,6 +90,7 @@ struct run_opts {
 	const char *stats_file, *stat_interval, *pid;
 	const char *group, *socket; /* --group: a client of cfsbw daemon */
 	bool wait_all;
+	bool strict; /* --strict: an ungoverned descendant is an error */
 	char **argv;
 	int64_t stat_interval_ns;
 };
@@ -139,6 +143,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			o->wait_all = true;
 			continue;
 		}
+		if (!strcmp(a, "--strict")) {
+			o->strict = true;
+			continue;
+		}
 		size_t k;
 		for (k = 0; k < sizeof flags / sizeof flags[0]; k++) {
 			size_t n = strlen(flags[k].name);
@@ -162,6 +170,9 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			return bad_usage("unknown option '%s'", a);
 	}
 	o->argv = argv + i;
+	if (o->strict && !o->pid)
+		return bad_usage("--strict needs --pid: a command's children "
+				 "are all traced from birth");
 	if (o->group) {
 		/* The group's settings are the daemon's (cfsbw ctl set). */
 		if (o->quota || o->cpus || o->period || o->burst || o->slice ||
@@ -454,6 +465,32 @@ static void discard_stats(FILE *f, const char *path)
 	fclose(f);
 }
 
+/*
+ * --pid: says which processes below the given ones could not be taken in,
+ * and why (issue 16); with --strict that is an error: returns true, and
+ * the caller releases everything taken in so far.
+ */
+static bool report_ungoverned(struct cfsbw_host *h, bool strict)
+{
+	unsigned n = cfsbw_host_nr_ungoverned(h);
+	for (unsigned i = 0; i < n; i++) {
+		const char *why;
+		pid_t pid = cfsbw_host_ungoverned(h, i, &why);
+		if (!pid) {
+			fprintf(stderr, "cfsbw run: --pid: %u more processes "
+					"are not governed\n", n - i);
+			break;
+		}
+		fprintf(stderr, "cfsbw run: --pid: process %d is not governed "
+				"(its children are, where they can be): %s\n",
+			(int)pid, why);
+	}
+	if (n && strict)
+		fprintf(stderr, "cfsbw run: --strict: %u process%s cannot be "
+				"governed, so none is\n", n, n > 1 ? "es" : "");
+	return n && strict;
+}
+
 static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 		       const struct cfsbw_host_result *r)
 {
@@ -465,7 +502,8 @@ static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 		", \"wall_ns\": %" PRIu64 ", \"self_cpu_ns\": %" PRIu64
 		", \"quota_us\": %" PRId64 ", \"period_us\": %" PRId64
 		", \"policy\": \"%s\", \"nr_processes\": %" PRIu64
-		", \"nr_thread_stops\": %" PRIu64 ", \"exit_status\": %d}\n",
+		", \"nr_thread_stops\": %" PRIu64 ", \"nr_ungoverned\": %u"
+		", \"exit_status\": %d}\n",
 		r->stats.nr_periods, r->stats.nr_throttled,
 		r->stats.throttled_time, r->usage_ns, r->wall_ns,
 		r->self_cpu_ns,
@@ -473,7 +511,8 @@ static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
 					   : quota / CFSBW_NSEC_PER_USEC,
 		cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC,
 		cfsbw_policy_name(cfsbw_tree_policy(cfsbw_host_tree(h))),
-		r->nr_processes, r->nr_thread_stops, r->exit_status);
+		r->nr_processes, r->nr_thread_stops,
+		cfsbw_host_nr_ungoverned(h), r->exit_status);
 	/*
 	 * A lost report is a failure (issue 16): a full disk, /dev/full, a
 	 * closed or full standard output.  The error may come at the write,
@@ -583,6 +622,10 @@ int cli_run_main(int argc, char **argv)
 				err == -ENOENT ? "No such process"
 				: err == -EPERM ? cfsbw_host_place_reason(h)
 						: strerror(-err));
+			rc = 1;
+			goto out;
+		}
+		if (report_ungoverned(h, o.strict)) {
 			rc = 1;
 			goto out;
 		}

@@ -3,7 +3,10 @@
  * processes --pid names with their descendants, and a process placed in a
  * group (SPEC section 8's write to cgroup.procs), or moved to another.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "host/host_int.h"
@@ -22,6 +25,40 @@ static void seize_child(void *ctx, pid_t child)
 	struct seize_ctx *c = ctx;
 	/* Best effort: children come and go. */
 	seize_proc(c->h, child, c->grp, c->depth + 1, true);
+}
+
+/* The children of every thread of pid, each taken in (seize_child). */
+static void seize_children(struct seize_ctx *c, pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		if (tid > 0)
+			cfsbw_host__trace_children(pid, tid, seize_child, c);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * A descendant of a --pid process that cannot be traced (another user's,
+ * as under a set-user-ID program, or traced already): recorded with the
+ * reason, so that cfsbw can say which processes it does not govern.
+ */
+static void note_ungoverned(struct cfsbw_host *h, pid_t pid, int err)
+{
+	if (h->nr_ungoverned < HOST_MAX_UNGOVERNED) {
+		struct host_ungoverned *u = &h->ungoverned[h->nr_ungoverned];
+		u->pid = pid;
+		if (err == -EPERM)
+			cfsbw_host__trace_why_not(pid, u->why, sizeof u->why);
+		else
+			snprintf(u->why, sizeof u->why, "%s", strerror(-err));
+	}
+	h->nr_ungoverned++;
 }
 
 /* Take in a running process (and, with children, its descendants). */
@@ -51,7 +88,21 @@ fail:
 		cfsbw_host__thread_detach(t->tid, 0);
 	cfsbw_host__proc_leave(h, p);
 	cfsbw_host__proc_free(h, p);
-	return err < 0 ? err : -ESRCH;
+	err = err < 0 ? err : -ESRCH;
+	/*
+	 * A descendant that cannot be taken in is said, not skipped with
+	 * its children: theirs may be traceable (a set-user-ID program's
+	 * child that drops back to the user).  Its own later children are
+	 * not seen: only a traced parent's children are born traced.
+	 */
+	if (depth > 0 && children && err != -ESRCH) {
+		note_ungoverned(h, pid, err);
+		if (depth <= 64) {
+			struct seize_ctx cc = {h, grp, depth};
+			seize_children(&cc, pid);
+		}
+	}
+	return err;
 }
 
 static struct host_group *run_group(struct cfsbw_host *h)
@@ -161,4 +212,18 @@ int cfsbw_host_place(struct cfsbw_host *h, pid_t pid, struct cfsbw_group *g)
 const char *cfsbw_host_place_reason(const struct cfsbw_host *h)
 {
 	return h->place_reason;
+}
+
+unsigned cfsbw_host_nr_ungoverned(const struct cfsbw_host *h)
+{
+	return h->nr_ungoverned;
+}
+
+pid_t cfsbw_host_ungoverned(const struct cfsbw_host *h, unsigned i,
+			    const char **why)
+{
+	if (i >= h->nr_ungoverned || i >= HOST_MAX_UNGOVERNED)
+		return 0;
+	*why = h->ungoverned[i].why;
+	return h->ungoverned[i].pid;
 }

@@ -179,6 +179,8 @@ struct host_watch {
 	void *ctx;
 };
 
+#define HOST_MAX_UNGOVERNED 32
+
 struct cfsbw_host {
 	struct cfsbw_tree *tree;
 	struct cfsbw_group *group; /* "/run" in command mode, else NULL */
@@ -241,6 +243,15 @@ struct cfsbw_host {
 	bool trace_peek_both;  /* a stop was read: look at stops and exits
 				* together next (trace.c) */
 	char place_reason[96]; /* why the last place failed (-EPERM) */
+	/*
+	 * admit.c: descendants of a --pid process that could not be taken
+	 * in (issue 16): how many, and the first HOST_MAX_UNGOVERNED.
+	 */
+	unsigned nr_ungoverned;
+	struct host_ungoverned {
+		pid_t pid;
+		char why[96];
+	} ungoverned[HOST_MAX_UNGOVERNED];
 };
 
 /* loop.c */
