@@ -32,6 +32,32 @@ struct dmn {
 	char mnt[160], sock[160], state[160], log[160];
 };
 
+/*
+ * Daemons a test started and has not cleaned up yet (it failed and returned
+ * early): stopped, and their directories removed, when the program exits.
+ */
+static struct dmn dmn_left[64];
+static void dmn_clean(struct dmn *m);
+static int dmn_stop(struct dmn *m);
+
+static void dmn_clean_left(void)
+{
+	for (unsigned i = 0; i < sizeof dmn_left / sizeof *dmn_left; i++)
+		if (dmn_left[i].dir[0]) {
+			if (dmn_left[i].pid > 0)
+				dmn_stop(&dmn_left[i]);
+			dmn_clean(&dmn_left[i]);
+		}
+}
+
+static struct dmn *dmn_left_slot(const char *dir)
+{
+	for (unsigned i = 0; i < sizeof dmn_left / sizeof *dmn_left; i++)
+		if (!strcmp(dmn_left[i].dir, dir))
+			return &dmn_left[i];
+	return NULL;
+}
+
 /* Why mount tests cannot run here, or NULL when they can. */
 static inline const char *dmn_no_fuse(void)
 {
@@ -49,6 +75,14 @@ static inline void dmn_paths(struct dmn *m)
 	snprintf(m->log, sizeof m->log, "%s/log", m->dir);
 	mkdir(m->dir, 0755);
 	mkdir(m->mnt, 0755);
+	static bool registered;
+	if (!registered)
+		registered = !atexit(dmn_clean_left);
+	struct dmn *slot = dmn_left_slot("");
+	if (slot) {
+		*slot = *m;
+		slot->pid = 0;
+	}
 }
 
 /*
@@ -100,6 +134,9 @@ static inline int dmn_start(struct dmn *m, const char *const extra[])
 		argv[n++] = extra[i];
 	argv[n] = NULL;
 	m->pid = dmn_spawn(argv, NULL, m->log);
+	struct dmn *slot = dmn_left_slot(m->dir);
+	if (slot)
+		slot->pid = m->pid;
 	char probe[200];
 	snprintf(probe, sizeof probe, "%s/cpu.stat", m->mnt);
 	for (int i = 0; i < 500; i++) {
@@ -116,19 +153,25 @@ static inline int dmn_start(struct dmn *m, const char *const extra[])
 }
 
 /* SIGTERM, then the daemon's exit status (shell convention). */
-static inline int dmn_stop(struct dmn *m)
+static int dmn_stop(struct dmn *m)
 {
 	int status = 0;
 	kill(m->pid, SIGTERM);
 	while (waitpid(m->pid, &status, 0) < 0 && errno == EINTR)
 		;
+	struct dmn *slot = dmn_left_slot(m->dir);
+	if (slot)
+		slot->pid = 0;
 	return WIFEXITED(status) ? WEXITSTATUS(status)
 				 : 128 + WTERMSIG(status);
 }
 
 /* Remove the daemon's directory (after dmn_stop). */
-static inline void dmn_clean(struct dmn *m)
+static void dmn_clean(struct dmn *m)
 {
+	char tmp[200];
+	snprintf(tmp, sizeof tmp, "%s.tmp", m->state);
+	unlink(tmp);
 	/* A daemon that failed (a sanitizer report, say): show its log. */
 	const char *show = getenv("CFSBW_DAEMON_LOG");
 	if (show && *show) {
@@ -141,6 +184,11 @@ static inline void dmn_clean(struct dmn *m)
 	unlink(m->log);
 	rmdir(m->mnt);
 	rmdir(m->dir);
+	struct dmn *slot = dmn_left_slot(m->dir);
+	if (slot && slot != m)
+		slot->dir[0] = '\0';
+	else if (slot)
+		m->dir[0] = '\0';
 }
 
 /* A file of the mount: "/web" + "cpu.stat" -> MNT/web/cpu.stat. */
