@@ -42,7 +42,8 @@
 
 /*
  * No exit or exec events: an exiting process is charged as a zombie
- * (__trace_reap), and each event stop costs a round trip (docs/host.md).
+ * (govern.c, HOST_EV_ZOMBIE), and each event stop costs a round trip
+ * (docs/host.md).
  */
 #define TRACE_OPTIONS                                                          \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE)
