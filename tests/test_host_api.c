@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -162,6 +163,91 @@ TEST(stats_report_lost_exits_1, "cli")
 	ASSERT_INT(run_cli(ok, "/dev/null", err, sizeof err), ==, 3);
 }
 
+/* The loop's watched descriptors: each once, never the driver's own. */
+static void ignore_fd(void *ctx, int fd)
+{
+	(void)ctx;
+	(void)fd;
+}
+
+TEST(watch_fd_errors, "host-api")
+{
+	int err;
+	struct cfsbw_host *h = host_new(true, &err);
+	ASSERT_INT(err, ==, 0);
+	int p[2];
+	ASSERT_INT(pipe(p), ==, 0);
+	ASSERT_INT(cfsbw_host_watch_fd(h, -1, ignore_fd, NULL), ==, -EBADF);
+	ASSERT_INT(cfsbw_host_watch_fd(h, p[0], ignore_fd, NULL), ==, 0);
+	ASSERT_INT(cfsbw_host_watch_fd(h, p[0], ignore_fd, NULL), ==, -EEXIST);
+	ASSERT_INT(cfsbw_host_unwatch_fd(h, p[0]), ==, 0);
+	ASSERT_INT(cfsbw_host_unwatch_fd(h, p[0]), ==, -ENOENT);
+	close(p[0]);
+	close(p[1]);
+	cfsbw_host_destroy(h);
+}
+
+/* The group's process is gone: stop the loop. */
+static void stop_when_empty(void *ctx, int fd)
+{
+	struct cfsbw_host *h = ctx;
+	uint64_t n;
+	if (read(fd, &n, sizeof n) != (ssize_t)sizeof n)
+		return;
+	if (cfsbw_host_nr_live(h) == 0)
+		cfsbw_host_stop(h);
+}
+
+/*
+ * cpuacct.usage (HOST-API.md): a group's usage keeps the CPU time of a
+ * process that has exited, and every ancestor's includes it (R5).
+ */
+TEST(group_usage_outlives_its_processes, "R5 section-8")
+{
+	int err;
+	struct cfsbw_host *h = host_new(true, &err);
+	ASSERT_INT(err, ==, 0);
+	struct cfsbw_tree *t = cfsbw_host_tree(h);
+	struct cfsbw_group *a, *b;
+	ASSERT_INT(cfsbw_group_create(t, "/a", &a), ==, 0);
+	ASSERT_INT(cfsbw_group_create(t, "/a/b", &b), ==, 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		execl(host_workload(), "workload", "spin", "0.3", (char *)NULL);
+		_exit(126);
+	}
+	ASSERT_INT(cfsbw_host_place(h, pid, b), ==, 0);
+	ASSERT_INT(cfsbw_host_group_nr_procs(h, b), ==, 1);
+	ASSERT_INT(cfsbw_host_group_nr_procs(h, a), ==, 0);
+	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	struct itimerspec its = {{0, 20000000}, {0, 20000000}};
+	timerfd_settime(tfd, 0, &its, NULL);
+	ASSERT_INT(cfsbw_host_watch_fd(h, tfd, stop_when_empty, h), ==, 0);
+	struct cfsbw_host_result res;
+	ASSERT_INT(cfsbw_host_run(h, &res), ==, 0);
+	close(tfd);
+	uint64_t ub = cfsbw_host_group_usage_ns(h, b);
+	uint64_t ua = cfsbw_host_group_usage_ns(h, a);
+	uint64_t ur = cfsbw_host_group_usage_ns(h, cfsbw_tree_root(t));
+	printf("    /a/b %.1f ms, /a %.1f ms, / %.1f ms, run %.1f ms\n",
+	       (double)ub / 1e6, (double)ua / 1e6, (double)ur / 1e6,
+	       (double)res.usage_ns / 1e6);
+	ASSERT_INT(cfsbw_host_group_nr_procs(h, b), ==, 0);
+	ASSERT_UINT(ub, >, 0);
+	ASSERT_UINT(ua, ==, ub);
+	ASSERT_UINT(ur, ==, ub);
+	ASSERT_UINT(res.usage_ns, ==, ub);
+	/* Its exit was read by the driver (it reaps what it traces). */
+	ASSERT_INT(waitpid(pid, NULL, WNOHANG), <=, 0);
+	cfsbw_host_destroy(h);
+}
+
 TEST_MAIN(TEST_ENTRY(second_driver_in_a_process_is_refused)
+	  TEST_ENTRY(watch_fd_errors)
+	  TEST_ENTRY(group_usage_outlives_its_processes)
 	  TEST_ENTRY(failed_seize_leaves_no_command)
 	  TEST_ENTRY(stats_report_lost_exits_1))
