@@ -106,6 +106,17 @@ TEST(sweep_rows_in_value_order_and_deterministic, "issue-14")
 			 false, out2, sizeof out2),
 		   ==, 0);
 	ASSERT_STR(out, out2);
+	/* the same figures as one JSON object, for scripts */
+	ASSERT_INT(cfsbw("sim " MIXIN " --sweep cpu.cfs_quota_us=10ms,30ms "
+			 "--json",
+			 false, out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "{\"group\": \"/app\", \"file\": \"cpu.cfs_quota_us\"");
+	ASSERT_HAS(out, "{\"value\": \"10000\", \"usage\": 0.030000, "
+			"\"span_ns\": 60000000000, \"nr_periods\": 241, "
+			"\"nr_throttled\": 121, \"throttled_pct\": 50.21");
+	ASSERT_HAS(out, "\"added_p99_ns\": 180000000");
+	ASSERT_HAS(out, "{\"value\": \"30000\"");
 }
 
 TEST(sweep_and_set_bad_input_exit_2, "issue-14")

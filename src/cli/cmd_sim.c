@@ -41,6 +41,7 @@ static const char usage[] =
 	"                     throttled time, latency added against no limit\n"
 	"  --svg F.svg        draw the sweep's curves, or the run's timeline\n"
 	"  --json             print one JSON object instead of the text report\n"
+	"                     (or the sweep's table)\n"
 	"  --timeline F.csv   write one row per group per period: start, CPU\n"
 	"                     used, accounts throttled, throttled time\n"
 	"  --policy P         v4 | upstream | hardlimits (overrides the file)\n"

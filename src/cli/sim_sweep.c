@@ -236,6 +236,53 @@ static void print_row(const char *value, const struct cfsbw_sim_point *p,
 	putchar('\n');
 }
 
+/* One point as a JSON object: the group's figures, then its lines with
+ * what the limit added against the unlimited run. */
+static void json_point(const char *value, const struct cfsbw_sim_point *p,
+		       const struct cfsbw_sim_point *base)
+{
+	int64_t micro = cfsbw_sim_cores_micro(p->usage_ns, p->span_ns);
+	int64_t bp = cfsbw_sim_point_throttled_bp(p);
+	printf("  {\"value\": \"%s\", \"usage\": %" PRId64 ".%06" PRId64
+	       ", \"span_ns\": %" PRId64 ", \"nr_periods\": %" PRIu64
+	       ", \"nr_throttled\": %" PRIu64 ", \"throttled_pct\": %" PRId64
+	       ".%02" PRId64 ", \"throttled_time_ns\": %" PRId64
+	       ", \"lines\": [",
+	       value, micro / 1000000, micro % 1000000, p->span_ns,
+	       p->nr_periods, p->nr_throttled, bp / 100, bp % 100,
+	       p->throttled_time_ns);
+	for (size_t l = 0; l < p->nr_lines && l < base->nr_lines; l++) {
+		const struct cfsbw_sim_point_line *a = &p->lines[l],
+						  *b = &base->lines[l];
+		printf("%s{\"line\": %u, \"count\": %" PRIu64
+		       ", \"p50_ns\": %" PRId64 ", \"p99_ns\": %" PRId64
+		       ", \"p999_ns\": %" PRId64 ", \"added_p50_ns\": %" PRId64
+		       ", \"added_p99_ns\": %" PRId64
+		       ", \"added_p999_ns\": %" PRId64 ", \"exited\": %" PRIu64
+		       ", \"last_exit_ns\": %" PRId64
+		       ", \"added_last_exit_ns\": %" PRId64 "}",
+		       l ? ", " : "", a->line, a->count, a->p50_ns, a->p99_ns,
+		       a->p999_ns, a->p50_ns - b->p50_ns, a->p99_ns - b->p99_ns,
+		       a->p999_ns - b->p999_ns, a->exited, a->last_exit_ns,
+		       a->last_exit_ns - b->last_exit_ns);
+	}
+	printf("]}");
+}
+
+/* --sweep --json: one object, the unlimited run and one per value. */
+static void print_json(const struct sweep *sw, const struct cfsbw_sim_point *pts)
+{
+	printf("{\"group\": \"%s\", \"file\": \"%s\", \"unlimited\":\n",
+	       sw->target.group, sw->target.file);
+	json_point("-1", &pts[0], &pts[0]);
+	printf(",\n \"values\": [\n");
+	for (size_t i = 0; i < sw->n; i++) {
+		json_point(sw->values[i], &pts[i + 1], &pts[0]);
+		printf("%s\n", i + 1 < sw->n ? "," : "");
+	}
+	printf("]}\n");
+}
+
 static double added_ms(const struct cfsbw_sim_point_line *pl,
 		       const struct cfsbw_sim_point_line *bl)
 {
@@ -286,11 +333,6 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 {
 	struct sweep sw = {.o = o};
 	struct cfsbw_sim_scenario sc;
-	if (json) {
-		fprintf(stderr, "cfsbw sim: --sweep prints a table; --json is "
-				"for single runs\n");
-		return 2;
-	}
 	if (cli_set_parse("sim", "--sweep", arg, &sw.target))
 		return 2;
 	sw.values = calloc(MAX_VALUES, sizeof(*sw.values));
@@ -326,16 +368,21 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 	}
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	status = cli_parallel(sw.n + 1, sweep_job, &sw, pts);
-	if (!status) {
+	if (!status && !json)
 		printf("sweep of %s %s: %zu values, %ld workers; latency added "
 		       "against the same runs with %s unlimited\n",
 		       sw.target.group, sw.target.file, sw.n,
 		       cpus < 1 ? 1 : cpus > (long)sw.n + 1 ? (long)sw.n + 1 : cpus,
 		       sw.target.group);
-		print_header(&sw, &pts[0]);
-		print_row("unlimited", &pts[0], &pts[0]);
-		for (size_t i = 0; i < sw.n; i++)
-			print_row(sw.values[i], &pts[i + 1], &pts[0]);
+	if (!status) {
+		if (json) {
+			print_json(&sw, pts);
+		} else {
+			print_header(&sw, &pts[0]);
+			print_row("unlimited", &pts[0], &pts[0]);
+			for (size_t i = 0; i < sw.n; i++)
+				print_row(sw.values[i], &pts[i + 1], &pts[0]);
+		}
 		if (svg && draw(&sw, pts, svg))
 			status = 1;
 	}
