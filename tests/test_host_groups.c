@@ -35,11 +35,12 @@
 
 static const int64_t ms = CFSBW_NSEC_PER_MSEC;
 
-/* A busy process for seconds, not traced, a child of the test. */
-static pid_t start_busy(double seconds)
+/* A busy process of threads for seconds, not traced, a child of the test. */
+static pid_t start_busy_threads(double seconds, unsigned threads)
 {
-	char secs[32];
+	char secs[32], nthreads[16];
 	snprintf(secs, sizeof secs, "%.3f", seconds);
+	snprintf(nthreads, sizeof nthreads, "%u", threads);
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -47,10 +48,16 @@ static pid_t start_busy(double seconds)
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		execl(host_workload(), "workload", "spin", secs, (char *)NULL);
+		execl(host_workload(), "workload", "spin", secs, nthreads,
+		      (char *)NULL);
 		_exit(126);
 	}
 	return pid;
+}
+
+static pid_t start_busy(double seconds)
+{
+	return start_busy_threads(seconds, 1);
 }
 
 static void stop_busy(pid_t pid)
@@ -352,9 +359,12 @@ static void r4_tick(struct ticker *t)
  * R4: a larger quota written while the group is throttled resumes its
  * process at once, not at the next refresh: with a 1 s period and 10 ms of
  * quota the process is throttled for about 990 ms of each period; one tick
- * (50 ms) after the write it is out of its ptrace stop and has run.
+ * (50 ms) after the write it is out of its ptrace stop and has run.  With
+ * 4 threads the driver reads the throttle's stops late ("going quiet",
+ * docs/host.md section 7): the write's callback must read them first, or
+ * the threads were not known to be held and stayed stopped.
  */
-TEST(quota_write_resumes_a_throttled_group_at_once, "R4")
+static void r4_check(unsigned threads)
 {
 	struct r4 r;
 	memset(&r, 0, sizeof r);
@@ -364,7 +374,7 @@ TEST(quota_write_resumes_a_throttled_group_at_once, "R4")
 	int64_t now = cfsbw_host_now_ns();
 	ASSERT_INT(cfsbw_file_write(r.g, "cpu.cfs_period_us", "1000000", now), ==, 0);
 	ASSERT_INT(cfsbw_file_write(r.g, "cpu.cfs_quota_us", "10000", now), ==, 0);
-	r.busy = start_busy(10);
+	r.busy = start_busy_threads(10, threads);
 	ASSERT_INT(cfsbw_host_place(r.h, r.busy, r.g), ==, 0);
 	/* Up to 5 s to see it throttled: a loaded machine may be slow. */
 	struct ticker t = {.h = r.h, .last = 5000 / TICK_MS, .on_tick = r4_tick,
@@ -373,14 +383,22 @@ TEST(quota_write_resumes_a_throttled_group_at_once, "R4")
 	stop_busy(r.busy);
 	cfsbw_host_destroy(r.h);
 	ASSERT_INT(err, ==, 0);
-	printf("    throttled at tick %u; %d ms later: state %c, ran %.1f ms\n",
-	       r.write_tick, TICK_MS, r.state_after,
+	printf("    %u thread(s): throttled at tick %u; %d ms later: state %c, "
+	       "ran %.1f ms\n", threads, r.write_tick, TICK_MS, r.state_after,
 	       (double)(r.cpu_after - r.cpu_at_write) / 1e6);
 	ASSERT_TRUE(r.write_tick > 0);
 	ASSERT_INT(r.write_err, ==, 0);
 	ASSERT_INT(r.state_before, ==, 't');
 	ASSERT_TRUE(r.state_after != 't');
 	ASSERT_INT(r.cpu_after, >, r.cpu_at_write);
+}
+
+TEST(quota_write_resumes_a_throttled_group_at_once, "R4")
+{
+	r4_check(1);
+	if (test_failed)
+		return;
+	r4_check(4);
 }
 
 /* ---- R9 below an unlimited group ---- */

@@ -55,6 +55,8 @@ void cfsbw_host__timer_at(struct cfsbw_host *h, enum host_timer which,
 	BUG_ON(rc < 0);
 }
 
+static void quiet_set(struct cfsbw_host *h, bool on);
+
 /* ---- watched descriptors ---- */
 
 static struct host_watch *watch_find(struct cfsbw_host *h, int fd)
@@ -132,6 +134,15 @@ static void on_watched(struct cfsbw_host *h, int fd)
 	struct host_watch *w = watch_find(h, fd);
 	if (!w)
 		return; /* unwatched by an earlier callback of this batch */
+	if (h->quiet) {
+		/*
+		 * Stops came without a signal: read them first, so that
+		 * threads the callback's writes unthrottle are known to be
+		 * held, and are resumed (R4).
+		 */
+		quiet_set(h, false);
+		cfsbw_host__reap(h);
+	}
 	w->fn(w->ctx, fd);
 	/* R4: a write that unthrottled a group resumes its processes now. */
 	cfsbw_host__run_arm_list(h);
