@@ -25,9 +25,12 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+/* A function off the hot path: kept out of line, its code apart. */
+#define cold_path __attribute__((noinline, cold))
 #else
 #define likely(x) (x)
 #define unlikely(x) (x)
+#define cold_path
 #endif
 
 /* The object of type that holds member at ptr. */

@@ -12,7 +12,8 @@
  * The slow path of one account: it ran dry, or is throttled and accrues
  * debt.  The policy refills it (R6) or says it must throttle (R7).
  */
-static void account_charge_slow(struct cfsbw_group *g, struct cfsbw_account *a,
+static cold_path void account_charge_slow(struct cfsbw_group *g,
+					   struct cfsbw_account *a,
 				int64_t delta_ns, int64_t now_ns)
 {
 	spin_lock(&g->pool.lock);
