@@ -897,6 +897,74 @@ TEST(pid_descends_past_what_it_cannot_trace, "R5 cli")
 	}
 }
 
+/* Copies file to copy with mode; 0 or -1. */
+static int copy_file(const char *file, const char *copy, mode_t mode)
+{
+	FILE *in = fopen(file, "rb"), *out = fopen(copy, "wb");
+	char buf[65536];
+	size_t n;
+	while (in && out && (n = fread(buf, 1, sizeof buf, in)) > 0)
+		fwrite(buf, 1, n, out);
+	int rc = in && out ? 0 : -1;
+	if (in)
+		fclose(in);
+	if (out && fclose(out) != 0)
+		rc = -1;
+	return rc == 0 ? chmod(copy, mode) : -1;
+}
+
+/*
+ * Issue 16, item 5: a set-user-ID program run under a cfsbw without
+ * CAP_SYS_PTRACE runs without its privileges, as under strace; cfsbw says
+ * so, once however many times it runs.  Root's cfsbw keeps the
+ * privileges (docs/host.md section 3) and says nothing.  As root the test
+ * runs cfsbw as nobody (setpriv); otherwise as itself, on its own
+ * set-user-ID copy.
+ */
+TEST(privileged_exec_warned_once, "cli")
+{
+	char suid[96], errfile[96], err[4096];
+	snprintf(suid, sizeof suid, "/tmp/cfsbw-test-%d-suid", (int)getpid());
+	snprintf(errfile, sizeof errfile, "/tmp/cfsbw-test-%d-suid.err",
+		 (int)getpid());
+	ASSERT_INT(copy_file(host_workload(), suid, 04755), ==, 0);
+	char script[256];
+	snprintf(script, sizeof script, "%s exit 0; %s exit 0; true", suid,
+		 suid);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int e = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(e, 2);
+		if (geteuid() == 0)
+			execlp("setpriv", "setpriv", "--reuid=65534",
+			       "--regid=65534", "--clear-groups", host_bin(),
+			       "run", "--", "sh", "-c", script, (char *)NULL);
+		else
+			execl(host_bin(), "cfsbw", "run", "--", "sh", "-c",
+			      script, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	slurp(errfile, err, sizeof err);
+	printf("    %s", err);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	const char *w = strstr(err, "a set-user-ID program");
+	ASSERT_TRUE(w != NULL);
+	ASSERT_TRUE(strstr(w + 21, "set-user-ID program") == NULL); /* once */
+	ASSERT_TRUE(strstr(err, suid) != NULL);
+	if (geteuid() == 0) {
+		const char *args[] = {"--", suid, "exit", "0", NULL};
+		struct run_result r;
+		host_run(args, &r);
+		ASSERT_INT(r.exit_code, ==, 0);
+		ASSERT_TRUE(strstr(r.err, "set-user-ID") == NULL);
+	}
+	unlink(suid);
+	unlink(errfile);
+}
+
 TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(signals_resume_and_reach_the_command)
 	  TEST_ENTRY(kill_9_leaves_nothing_stopped)
@@ -912,4 +980,5 @@ TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(stopped_job_stays_whole)
 	  TEST_ENTRY(pid_errors_name_the_cause)
 	  TEST_ENTRY(bad_interpreter_named)
-	  TEST_ENTRY(pid_descends_past_what_it_cannot_trace))
+	  TEST_ENTRY(pid_descends_past_what_it_cannot_trace)
+	  TEST_ENTRY(privileged_exec_warned_once))

@@ -239,6 +239,8 @@ struct cfsbw_host {
 	bool root_gone;
 	int root_status;       /* wait status of the root process's leader */
 	bool warned_full;
+	bool exec_watch_known, exec_watch; /* trace.c: exec events wanted */
+	bool warned_exec;      /* a privileged program's exec was named */
 	pid_t trace_pending;   /* a report peeked at, not consumed yet */
 	bool trace_peek_both;  /* a stop was read: look at stops and exits
 				* together next (trace.c) */

@@ -35,18 +35,72 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "host/host_int.h"
 
 /*
- * No exit or exec events: an exiting process is charged as a zombie
- * (govern.c, HOST_EV_ZOMBIE), and each event stop costs a round trip
- * (docs/host.md).
+ * No exit events: an exiting process is charged as a zombie (govern.c,
+ * HOST_EV_ZOMBIE), and each event stop costs a round trip (docs/host.md).
+ * Exec events only where a traced exec loses privileges (below).
  */
 #define TRACE_OPTIONS                                                          \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE)
+
+/*
+ * A set-user-ID, set-group-ID or file-capability program run by a traced
+ * process gets no privileges unless its tracer has CAP_SYS_PTRACE (as
+ * under strace): passwd then misbehaves with no word why.  So a cfsbw
+ * without CAP_SYS_PTRACE asks for exec events, and says so once when a
+ * governed process executes such a file (issue 16, item 5).  One more
+ * stop per exec, only then; a root cfsbw leaves privileges as they are.
+ */
+static unsigned long trace_options(struct cfsbw_host *h)
+{
+	if (!h->exec_watch_known) {
+		char status[4096] = "";
+		FILE *f = fopen("/proc/self/status", "re");
+		if (f) {
+			size_t n = fread(status, 1, sizeof status - 1, f);
+			status[n] = '\0';
+			fclose(f);
+		}
+		const char *cap = strstr(status, "CapEff:");
+		unsigned long long eff = cap ? strtoull(cap + 7, NULL, 16) : 0;
+		h->exec_watch = !(eff >> 19 & 1); /* CAP_SYS_PTRACE */
+		h->exec_watch_known = true;
+	}
+	return TRACE_OPTIONS | (h->exec_watch ? PTRACE_O_TRACEEXEC : 0);
+}
+
+/* At tid's exec event: the first privileged program run is named, once. */
+static void check_exec(struct cfsbw_host *h, pid_t tid)
+{
+	char link[64], path[4096];
+	snprintf(link, sizeof link, "/proc/%d/exe", (int)tid);
+	struct stat st;
+	if (h->warned_exec || stat(link, &st) < 0)
+		return;
+	ssize_t n = readlink(link, path, sizeof path - 1);
+	path[n > 0 ? n : 0] = '\0';
+	const char *what = st.st_mode & S_ISUID   ? "set-user-ID"
+			   : st.st_mode & S_ISGID ? "set-group-ID"
+			   : n > 0 && getxattr(path, "security.capability",
+					       NULL, 0) > 0
+				   ? "file-capability"
+				   : NULL;
+	if (!what)
+		return;
+	h->warned_exec = true;
+	fprintf(stderr,
+		"cfsbw: process %d runs %s, a %s program: traced by cfsbw, "
+		"which lacks CAP_SYS_PTRACE, it runs without those privileges "
+		"(said once)\n",
+		(int)tid, path, what);
+}
 
 static long pt(enum __ptrace_request req, pid_t tid, unsigned long data)
 {
@@ -122,7 +176,7 @@ int cfsbw_host__trace_seize_threads(struct cfsbw_host *h, struct host_proc *p)
 			pid_t tid = cfsbw_host__pid_of_text(de->d_name);
 			if (tid <= 0 || cfsbw_host__thread_find(h, tid))
 				continue;
-			if (pt(PTRACE_SEIZE, tid, TRACE_OPTIONS) < 0) {
+			if (pt(PTRACE_SEIZE, tid, trace_options(h)) < 0) {
 				/*
 				 * ESRCH: gone.  EPERM on a thread other than
 				 * the leader, which we hold: a thread created
@@ -153,7 +207,8 @@ int cfsbw_host__trace_seize_threads(struct cfsbw_host *h, struct host_proc *p)
 
 /* ---- reports ---- */
 
-static bool decode(pid_t tid, int status, struct host_trace_event *ev)
+static bool decode(struct cfsbw_host *h, pid_t tid, int status,
+		   struct host_trace_event *ev)
 {
 	memset(ev, 0, sizeof *ev);
 	ev->tid = tid;
@@ -183,6 +238,10 @@ static bool decode(pid_t tid, int status, struct host_trace_event *ev)
 	case 0:
 		ev->kind = HOST_EV_SIGNAL;
 		break;
+	case PTRACE_EVENT_EXEC:
+		check_exec(h, tid);
+		ev->kind = HOST_EV_OTHER_STOP; /* resumed at once */
+		break;
 	default:
 		ev->kind = HOST_EV_OTHER_STOP;
 		break;
@@ -211,7 +270,7 @@ bool cfsbw_host__trace_next(struct cfsbw_host *h, struct host_trace_event *ev)
 		if (waitpid(tid, &status, __WALL | WNOHANG) <= 0)
 			return false;
 		h->trace_peek_both = WIFSTOPPED(status);
-		return decode(tid, status, ev);
+		return decode(h, tid, status, ev);
 	}
 	/*
 	 * After a stop, stops and exits are looked at with one call: most
@@ -227,7 +286,8 @@ bool cfsbw_host__trace_next(struct cfsbw_host *h, struct host_trace_event *ev)
 		if (waitid(P_ALL, 0, &si, WSTOPPED | __WALL | WNOHANG) == 0 &&
 		    si.si_pid != 0) {
 			h->trace_peek_both = true;
-			return decode(si.si_pid, (si.si_status << 8) | 0x7f, ev);
+			return decode(h, si.si_pid,
+				      (si.si_status << 8) | 0x7f, ev);
 		}
 	}
 	h->trace_peek_both = false;
@@ -285,7 +345,7 @@ int cfsbw_host__trace_spawn_start(struct cfsbw_host *h, char *const argv[],
 	sp->pid = pid;
 	sp->go_fd = go[1];
 	sp->report_fd = report[0];
-	if (pt(PTRACE_SEIZE, pid, TRACE_OPTIONS) < 0) {
+	if (pt(PTRACE_SEIZE, pid, trace_options(h)) < 0) {
 		err = -errno;
 		cfsbw_host__trace_spawn_abort(sp);
 		return err;
