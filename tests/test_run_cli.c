@@ -634,6 +634,42 @@ static int run_cfsbw_err(const char *const args[], char *err, size_t size)
 	return r.exit_code;
 }
 
+/*
+ * `cfsbw run args...` without CAP_SYS_PTRACE, its stderr into errfile:
+ * as nobody (setpriv) when the test is root, else as the test's own
+ * user.  Returns its wait status.
+ */
+static int run_unprivileged(const char *const args[], const char *errfile)
+{
+	const char *argv[16];
+	int n = 0;
+	if (geteuid() == 0) {
+		static const char *const setpriv[] = {
+			"setpriv", "--reuid=65534", "--regid=65534",
+			"--clear-groups"};
+		for (size_t i = 0; i < 4; i++)
+			argv[n++] = setpriv[i];
+	}
+	argv[n++] = host_bin();
+	argv[n++] = "run";
+	for (int i = 0; args[i] && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int e = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(e, 2);
+		char *cargv[16];
+		memcpy(cargv, argv, sizeof cargv);
+		execvp(cargv[0], cargv);
+		_exit(127);
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	return status;
+}
+
 /* A kernel thread's pid (PF_KTHREAD in /proc/PID/stat), or 0 if none. */
 static int kernel_thread(void)
 {
@@ -747,21 +783,8 @@ TEST(pid_errors_name_the_cause, "cli")
 	snprintf(pid, sizeof pid, "%d", (int)o);
 	snprintf(errfile, sizeof errfile, "/tmp/cfsbw-test-%d-user.err",
 		 (int)getpid());
-	fflush(stdout);
-	pid_t u = fork();
-	if (u == 0) {
-		int e = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(e, 2);
-		if (geteuid() == 0)
-			execlp("setpriv", "setpriv", "--reuid=65534",
-			       "--regid=65534", "--clear-groups", host_bin(),
-			       "run", "--pid", pid, (char *)NULL);
-		else
-			execl(host_bin(), "cfsbw", "run", "--pid", pid,
-			      (char *)NULL);
-		_exit(127);
-	}
-	waitpid(u, &status, 0);
+	const char *by_pid[] = {"--pid", pid, NULL};
+	status = run_unprivileged(by_pid, errfile);
 	if (o != 1) {
 		kill(o, SIGKILL);
 		waitpid(o, NULL, 0);
@@ -931,22 +954,8 @@ TEST(privileged_exec_warned_once, "cli")
 	char script[256];
 	snprintf(script, sizeof script, "%s exit 0; %s exit 0; true", suid,
 		 suid);
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		int e = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(e, 2);
-		if (geteuid() == 0)
-			execlp("setpriv", "setpriv", "--reuid=65534",
-			       "--regid=65534", "--clear-groups", host_bin(),
-			       "run", "--", "sh", "-c", script, (char *)NULL);
-		else
-			execl(host_bin(), "cfsbw", "run", "--", "sh", "-c",
-			      script, (char *)NULL);
-		_exit(127);
-	}
-	int status;
-	waitpid(pid, &status, 0);
+	const char *cmd[] = {"--", "sh", "-c", script, NULL};
+	int status = run_unprivileged(cmd, errfile);
 	slurp(errfile, err, sizeof err);
 	printf("    %s", err);
 	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
