@@ -272,6 +272,8 @@ void cfsbw__account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
 			     int64_t now_ns);
 void cfsbw__account_unthrottle(struct cfsbw_group *g, struct cfsbw_account *a,
 			       int64_t now_ns);
+void cfsbw__account_forget_throttle(struct cfsbw_group *g,
+				    struct cfsbw_account *a, int64_t now_ns);
 /* R10: hand the pool to throttled accounts, in the order they throttled:
  * a slice each (v4), or what clears each one's debt (upstream). */
 void cfsbw__distribute_slices(struct cfsbw_group *g, int64_t now_ns);

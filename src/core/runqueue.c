@@ -69,14 +69,8 @@ void cfsbw_rq_offline(struct cfsbw_tree *tree, unsigned rq, int64_t now_ns)
 		struct cfsbw_pool *pool = &g->pool;
 
 		spin_lock(&pool->lock);
-		if (account_is_throttled(a)) {
-			if (now_ns > a->throttled_clock)
-				pool->stats.throttled_time +=
-					(uint64_t)(now_ns - a->throttled_clock);
-			list_del(&a->throttled_link);
-			atomic_store_explicit(&a->throttled, 0,
-					      memory_order_release);
-		}
+		if (account_is_throttled(a))
+			cfsbw__account_forget_throttle(g, a, now_ns);
 		if (group_limited(g)) {
 			tree->steps->offline(g, a, now_ns);
 			if (a->h_nr_running)

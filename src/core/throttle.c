@@ -28,21 +28,40 @@ void cfsbw__account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
 		g->tree->ops.throttle(g->tree->ctx, g, rq);
 }
 
-/* R10/R4: a may run again.  R12: its throttled time is counted now. */
-void cfsbw__account_unthrottle(struct cfsbw_group *g, struct cfsbw_account *a,
-			       int64_t now_ns)
+/* a leaves the throttled list; R12: its throttled time is counted now. */
+static void account_leave_throttled(struct cfsbw_group *g,
+				    struct cfsbw_account *a, int64_t now_ns)
 {
-	unsigned rq = a->rq;
-
 	BUG_ON(!account_is_throttled(a));
 	if (now_ns > a->throttled_clock)
 		g->pool.stats.throttled_time +=
 			(uint64_t)(now_ns - a->throttled_clock);
 	list_del(&a->throttled_link);
+}
+
+/* R10/R4: a may run again. */
+void cfsbw__account_unthrottle(struct cfsbw_group *g, struct cfsbw_account *a,
+			       int64_t now_ns)
+{
+	unsigned rq = a->rq;
+
+	account_leave_throttled(g, a, now_ns);
 	cfsbw__hierarchy_unthrottle(g, rq, now_ns);
 	atomic_store_explicit(&a->throttled, 0, memory_order_release);
 	if (g->tree->ops.unthrottle)
 		g->tree->ops.unthrottle(g->tree->ctx, g, rq);
+}
+
+/*
+ * a's runqueue goes away (cfsbw_rq_offline): a is released with no
+ * callback and no walk of the hierarchy, whose counts on that runqueue
+ * the caller resets.
+ */
+void cfsbw__account_forget_throttle(struct cfsbw_group *g,
+				    struct cfsbw_account *a, int64_t now_ns)
+{
+	account_leave_throttled(g, a, now_ns);
+	atomic_store_explicit(&a->throttled, 0, memory_order_release);
 }
 
 /*
