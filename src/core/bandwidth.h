@@ -252,6 +252,11 @@ static inline void account_reset(struct cfsbw_group *g, struct cfsbw_account *a)
 		a->runtime_remaining = 0;
 }
 
+/* R1: a policy table's default period and slice. */
+#define POLICY_DEFAULTS(period_ms, slice_ms)                                   \
+	.default_period_ns = (period_ms) * CFSBW_NSEC_PER_MSEC,                \
+	.default_slice_ns = (slice_ms) * CFSBW_NSEC_PER_MSEC
+
 /* policy.c: the steps of a policy (< CFSBW_POLICY_COUNT). */
 const struct cfsbw_policy_steps *cfsbw__policy_steps(enum cfsbw_policy p);
 /* policy_v4.c, policy_upstream.c, policy_hardlimits.c */

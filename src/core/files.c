@@ -189,9 +189,15 @@ static int parse_us(const char *text, int64_t *out)
 	return 0;
 }
 
+/* One number and a newline, as the kernel prints a cgroup file. */
+static int print_s64(char *buf, size_t size, int64_t v)
+{
+	return fit(snprintf(buf, size, "%" PRId64 "\n", v), size);
+}
+
 static int quota_read(struct cfsbw_group *g, char *buf, size_t size)
 {
-	return fit(snprintf(buf, size, "%" PRId64 "\n", quota_us(g)), size);
+	return print_s64(buf, size, quota_us(g));
 }
 
 /* kstrtoll: any negative value means unlimited (seed 008). */
@@ -208,7 +214,7 @@ static int quota_write(struct cfsbw_group *g, const char *text, int64_t now_ns)
 
 static int period_read(struct cfsbw_group *g, char *buf, size_t size)
 {
-	return fit(snprintf(buf, size, "%" PRId64 "\n", period_us(g)), size);
+	return print_s64(buf, size, period_us(g));
 }
 
 static int period_write(struct cfsbw_group *g, const char *text,
@@ -223,7 +229,7 @@ static int period_write(struct cfsbw_group *g, const char *text,
 
 static int burst_read(struct cfsbw_group *g, char *buf, size_t size)
 {
-	return fit(snprintf(buf, size, "%" PRId64 "\n", burst_us(g)), size);
+	return print_s64(buf, size, burst_us(g));
 }
 
 static int burst_write(struct cfsbw_group *g, const char *text, int64_t now_ns)

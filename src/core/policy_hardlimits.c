@@ -133,8 +133,7 @@ static void hardlimits_offline(struct cfsbw_group *g, struct cfsbw_account *a,
 /* Seed 011 keeps the CFS period of its time (R1); it has no slice, and the
  * slice sysctl is kept only so that one scenario runs under every policy. */
 const struct cfsbw_policy_steps cfsbw__policy_hardlimits = {
-	.default_period_ns = 500 * CFSBW_NSEC_PER_MSEC,
-	.default_slice_ns = 10 * CFSBW_NSEC_PER_MSEC,
+	POLICY_DEFAULTS(500, 10),
 	.account_reset = hardlimits_account_reset,
 	.refill = hardlimits_refill,
 	.refresh = hardlimits_refresh,

@@ -130,8 +130,7 @@ static int64_t upstream_slack_timer_fire(struct cfsbw_group *g, int64_t now_ns)
 }
 
 const struct cfsbw_policy_steps cfsbw__policy_upstream = {
-	.default_period_ns = 100 * CFSBW_NSEC_PER_MSEC,
-	.default_slice_ns = 5 * CFSBW_NSEC_PER_MSEC,
+	POLICY_DEFAULTS(100, 5),
 	.has_burst = true,
 	/* account_reset NULL: an account starts with nothing assigned. */
 	.refill = upstream_refill,

@@ -46,8 +46,7 @@ static void v4_offline(struct cfsbw_group *g, struct cfsbw_account *a,
 }
 
 const struct cfsbw_policy_steps cfsbw__policy_v4 = {
-	.default_period_ns = 500 * CFSBW_NSEC_PER_MSEC,
-	.default_slice_ns = 10 * CFSBW_NSEC_PER_MSEC,
+	POLICY_DEFAULTS(500, 10),
 	/* account_reset NULL: an account starts with nothing assigned. */
 	.refill = v4_refill,
 	.refresh = v4_refresh,
