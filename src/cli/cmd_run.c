@@ -21,6 +21,7 @@
 
 #include "cfsbw.h"
 #include "cli/cli.h"
+#include "cli/run_stats.h"
 #include "cfsbw_host.h"
 
 static const char run_usage[] =
@@ -365,24 +366,6 @@ static int configure(struct cfsbw_host *h, const struct run_opts *o)
 	return 0;
 }
 
-static void print_stat(void *ctx, struct cfsbw_host *h)
-{
-	int64_t *start = ctx;
-	char buf[512];
-	int64_t wall = cfsbw_host_now_ns() - *start;
-	uint64_t usage = cfsbw_host_usage_ns(h);
-	if (cfsbw_file_read(cfsbw_host_group(h), "cpu.stat", buf, sizeof buf) < 0)
-		buf[0] = '\0';
-	for (char *c = buf; *c; c++)
-		if (*c == '\n')
-			*c = c[1] ? ' ' : '\0';
-	fprintf(stderr,
-		"cfsbw: %.3f s: usage %.3f s (%.3f CPUs), %u processes, %s\n",
-		(double)wall / 1e9, (double)usage / 1e9,
-		wall > 0 ? (double)usage / (double)wall : 0.0,
-		cfsbw_host_nr_live(h), buf);
-}
-
 /*
  * `cfsbw run --pid $$` typed at a shell: the run lasts until the shell
  * exits, and the shell waits for cfsbw, so neither would end before a
@@ -434,38 +417,6 @@ static int parse_pids(const char *text, pid_t *pids, unsigned *nr)
 }
 
 /*
- * --stats FILE is opened before the command starts, so that a path that
- * cannot be written is a usage error (status 2) now, not a lost report
- * after an hour's run.
- */
-static FILE *open_stats(const char *path)
-{
-	if (!strcmp(path, "-"))
-		return stdout;
-	FILE *f = fopen(path, "we"); /* 'e': the command must not inherit it */
-	if (!f)
-		fprintf(stderr,
-			"cfsbw run: --stats %s: %s (a file to write the "
-			"statistics to, or '-' for stdout)\n",
-			path, strerror(errno));
-	return f;
-}
-
-/*
- * cfsbw could not run the command at all (status 1 or 2): no report, and
- * no empty file where one is expected.  Only a regular file is removed: a
- * FIFO or /dev/stderr is not ours to unlink.
- */
-static void discard_stats(FILE *f, const char *path)
-{
-	struct stat st;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size == 0)
-		unlink(path);
-	fclose(f);
-}
-
-/*
  * --pid: says which processes below the given ones could not be taken in,
  * and why (issue 16); with --strict that is an error: returns true, and
  * the caller releases everything taken in so far.
@@ -489,49 +440,6 @@ static bool report_ungoverned(struct cfsbw_host *h, bool strict)
 		fprintf(stderr, "cfsbw run: --strict: %u process%s cannot be "
 				"governed, so none is\n", n, n > 1 ? "es" : "");
 	return n && strict;
-}
-
-static int write_stats(FILE *f, const char *path, struct cfsbw_host *h,
-		       const struct cfsbw_host_result *r)
-{
-	struct cfsbw_group *g = cfsbw_host_group(h);
-	int64_t quota = cfsbw_group_quota_ns(g);
-	int n = fprintf(f,
-		"{\"nr_periods\": %" PRIu64 ", \"nr_throttled\": %" PRIu64
-		", \"throttled_time\": %" PRIu64 ", \"usage_ns\": %" PRIu64
-		", \"wall_ns\": %" PRIu64 ", \"self_cpu_ns\": %" PRIu64
-		", \"quota_us\": %" PRId64 ", \"period_us\": %" PRId64
-		", \"policy\": \"%s\", \"nr_processes\": %" PRIu64
-		", \"nr_thread_stops\": %" PRIu64 ", \"nr_ungoverned\": %u"
-		", \"exit_status\": %d}\n",
-		r->stats.nr_periods, r->stats.nr_throttled,
-		r->stats.throttled_time, r->usage_ns, r->wall_ns,
-		r->self_cpu_ns,
-		quota == CFSBW_RUNTIME_INF ? (int64_t)-1
-					   : quota / CFSBW_NSEC_PER_USEC,
-		cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC,
-		cfsbw_policy_name(cfsbw_tree_policy(cfsbw_host_tree(h))),
-		r->nr_processes, r->nr_thread_stops,
-		cfsbw_host_nr_ungoverned(h), r->exit_status);
-	/*
-	 * A lost report is a failure (issue 16): a full disk, /dev/full, a
-	 * closed or full standard output.  The error may come at the write,
-	 * the flush or the close.
-	 */
-	int err = n < 0 ? errno : 0;
-	if (fflush(f) != 0 && !err)
-		err = errno;
-	if (ferror(f) && !err)
-		err = EIO;
-	if (f != stdout && fclose(f) != 0 && !err)
-		err = errno;
-	if (!err)
-		return 0;
-	fprintf(stderr,
-		"cfsbw run: --stats %s: %s: the report is lost (the command "
-		"exited with status %d)\n",
-		path, strerror(err), r->exit_status);
-	return -1;
 }
 
 /*
@@ -584,7 +492,7 @@ int cli_run_main(int argc, char **argv)
 		return rc;
 
 	int64_t start = cfsbw_host_now_ns();
-	cfg.on_stat = print_stat;
+	cfg.on_stat = cli_run_print_stat;
 	cfg.ctx = &start;
 	cfg.wait_all = o.wait_all;
 	struct cfsbw_host *h;
@@ -599,7 +507,7 @@ int cli_run_main(int argc, char **argv)
 	if (rc)
 		goto out;
 
-	if (o.stats_file && !(stats = open_stats(o.stats_file))) {
+	if (o.stats_file && !(stats = cli_run_stats_open(o.stats_file))) {
 		rc = 2;
 		goto out;
 	}
@@ -667,13 +575,13 @@ report:
 	rc = res.exit_status;
 	if (stats) {
 		/* The report is lost: status 1, whatever the command's. */
-		if (write_stats(stats, o.stats_file, h, &res) < 0)
+		if (cli_run_stats_write(stats, o.stats_file, h, &res) < 0)
 			rc = 1;
 		stats = NULL;
 	}
 out:
 	if (stats && stats != stdout)
-		discard_stats(stats, o.stats_file);
+		cli_run_stats_discard(stats, o.stats_file);
 	cfsbw_host_destroy(h);
 	return rc;
 }
