@@ -197,8 +197,9 @@ int cfsbw_host_place(struct cfsbw_host *h, pid_t pid, struct cfsbw_group *g);
  * After cfsbw_host_place() or cfsbw_host_attach() returned -EPERM: why,
  * in words for a log line:
  * "another user's process", "already traced by pid N", "ptrace_scope N
- * forbids it", "a zombie", "a kernel thread", "cfsbw itself", or the
- * errno's text when none of those applies.  Valid until the next call.
+ * forbids it", "a zombie", "a kernel thread", "cfsbw itself", "it changed
+ * its credentials (...): not dumpable", or the errno's text when none of
+ * those applies.  Valid until the next call.
  */
 const char *cfsbw_host_place_reason(const struct cfsbw_host *h);
 

@@ -974,6 +974,72 @@ TEST(privileged_exec_warned_once, "cli")
 	unlink(errfile);
 }
 
+/*
+ * Issue 16, item 1, as reported: a user's shell runs a set-user-ID-root
+ * program whose child drops back to the user and starts a busy grandchild.
+ * cfsbw run by that user (nobody here), --pid of the shell: the program
+ * and its child cannot be traced (another user's; one that changed its
+ * credentials), the grandchild can.  Before, only the shell was governed
+ * and the grandchild ran at a whole CPU against 0.2.  Needs root to make
+ * the set-user-ID-root program (make test runs as root in CI).
+ */
+TEST(pid_governs_past_a_setuid_program, "R5 cli")
+{
+	ASSERT_INT(geteuid(), ==, 0); /* to make a set-user-ID-root file */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	char suid[96], errfile[96], stats[96], err[4096], json[1024];
+	snprintf(suid, sizeof suid, "/tmp/cfsbw-test-%d-dropper",
+		 (int)getpid());
+	snprintf(errfile, sizeof errfile, "/tmp/cfsbw-test-%d-dropper.err",
+		 (int)getpid());
+	snprintf(stats, sizeof stats, "/tmp/cfsbw-test-%d-dropper.json",
+		 (int)getpid());
+	ASSERT_INT(copy_file(host_workload(), suid, 04755), ==, 0);
+	fflush(stdout);
+	pid_t sh = fork();
+	if (sh == 0) {
+		execlp("setpriv", "setpriv", "--reuid=65534", "--regid=65534",
+		       "--clear-groups", "sh", "-c", "\"$0\" dropper 2 \"$1\"; :",
+		       suid, host_workload(), (char *)NULL);
+		_exit(127);
+	}
+	int tree[4];
+	size_t n = 0;
+	struct timespec ms20 = {0, 20000000};
+	for (int i = 0; i < 100 && n < 3; i++) {
+		nanosleep(&ms20, NULL);
+		n = descendants(sh, tree, 4, 0);
+	}
+	char pid[16];
+	snprintf(pid, sizeof pid, "%d", (int)sh);
+	unlink(stats);
+	const char *args[] = {"--cpus", "0.2", "--stats", stats, "--pid", pid,
+			      NULL};
+	int status = run_unprivileged(args, errfile);
+	slurp(errfile, err, sizeof err);
+	slurp(stats, json, sizeof json);
+	waitpid(sh, NULL, 0);
+	while (waitpid(-1, NULL, __WALL | WNOHANG) > 0)
+		;
+	unlink(suid);
+	unlink(errfile);
+	unlink(stats);
+	printf("    %s    %s", err, json);
+	ASSERT_UINT(n, ==, 3);
+	ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* The shell and the grandchild governed; the two between, said. */
+	ASSERT_UINT(json_u64(json, "nr_processes"), ==, 2);
+	ASSERT_UINT(json_u64(json, "nr_ungoverned"), ==, 2);
+	ASSERT_TRUE(strstr(err, "another user's process") != NULL);
+	ASSERT_TRUE(strstr(err, "changed its credentials") != NULL);
+	/* Held to 0.2 CPU (R13), and charged: it ran. */
+	uint64_t usage = json_u64(json, "usage_ns"), periods =
+		json_u64(json, "nr_periods"),
+		 quota_ns = json_u64(json, "quota_us") * 1000;
+	ASSERT_UINT(usage, <=, quota_ns * (periods + 1) + 10000000);
+	ASSERT_UINT(usage, >, 0);
+}
+
 TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(signals_resume_and_reach_the_command)
 	  TEST_ENTRY(kill_9_leaves_nothing_stopped)
@@ -990,4 +1056,5 @@ TEST_MAIN(TEST_ENTRY(exit_status_is_the_commands)
 	  TEST_ENTRY(pid_errors_name_the_cause)
 	  TEST_ENTRY(bad_interpreter_named)
 	  TEST_ENTRY(pid_descends_past_what_it_cannot_trace)
-	  TEST_ENTRY(privileged_exec_warned_once))
+	  TEST_ENTRY(privileged_exec_warned_once)
+	  TEST_ENTRY(pid_governs_past_a_setuid_program))

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "host/host_int.h"
@@ -171,6 +172,24 @@ pid_t cfsbw_host__trace_tgid(pid_t tid)
 	return (pid_t)status_field(buf, "Tgid");
 }
 
+/*
+ * A process that changed its credentials is not dumpable until it execs,
+ * and only CAP_SYS_PTRACE may trace it; the files of its /proc directory
+ * then belong to root, whatever its uid.
+ */
+static bool not_dumpable(pid_t pid)
+{
+	char path[64], text[2048];
+	struct stat st;
+	unsigned ru;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	const char *uid = read_proc(path, text, sizeof text) > 0
+				  ? strstr(text, "\nUid:")
+				  : NULL;
+	return uid && sscanf(uid, "\nUid: %u", &ru) == 1 &&
+	       stat(path, &st) == 0 && st.st_uid != ru;
+}
+
 void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size)
 {
 	char path[64], text[2048];
@@ -220,6 +239,10 @@ void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size)
 	else if (scope > 0)
 		snprintf(buf, size, "ptrace_scope %llu forbids it",
 			 (unsigned long long)scope);
+	else if (not_dumpable(pid))
+		snprintf(buf, size,
+			 "it changed its credentials (as a set-user-ID "
+			 "program's child that dropped them): not dumpable");
 	else
 		snprintf(buf, size, "%s", strerror(EPERM));
 }

@@ -20,6 +20,13 @@
  *   workload kill SIGNO                 die of signal SIGNO
  *   workload trap SIGNO SECONDS         spin; on SIGNO, print "caught N"
  *                                       and exit 3
+ *   workload dropper SECONDS PLAIN      run set-user-ID: a child drops back
+ *                                       to the real user and starts a
+ *                                       grandchild, PLAIN spin SECONDS (a
+ *                                       program without the bit): issue
+ *                                       16's tree, where cfsbw can trace
+ *                                       the grandchild but not the two
+ *                                       above it
  *   workload measure CMD [ARG...]       run CMD, then print the CPU time of
  *                                       CMD's whole reaped tree and this
  *                                       process: "tree_cpu_us N"
@@ -319,6 +326,28 @@ static int cmd_trap(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_dropper(int argc, char **argv)
+{
+	if (argc < 2 || geteuid() == getuid())
+		return 2;
+	pid_t c = fork();
+	if (c == 0) {
+		if (setuid(getuid()) < 0)
+			_exit(1);
+		pid_t g = fork();
+		if (g == 0) {
+			execl(argv[1], "workload", "spin", argv[0], (char *)NULL);
+			_exit(127);
+		}
+		while (wait(NULL) > 0)
+			;
+		_exit(0);
+	}
+	while (wait(NULL) > 0)
+		;
+	return 0;
+}
+
 static int64_t tv_us(struct timeval tv)
 {
 	return (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
@@ -378,6 +407,8 @@ int main(int argc, char **argv)
 		return cmd_trap(argc, argv);
 	if (!strcmp(c, "measure"))
 		return cmd_measure(argv);
+	if (!strcmp(c, "dropper"))
+		return cmd_dropper(argc, argv);
 	fprintf(stderr, "workload: unknown mode '%s'\n", c);
 	return 2;
 }
