@@ -821,6 +821,18 @@ TEST(bad_interpreter_named, "cli")
 	ASSERT_TRUE(strstr(err, script) != NULL);
 }
 
+/* Waits up to 2 s for want descendants of pid (at most 4), into tree. */
+static size_t wait_descendants(pid_t pid, int tree[4], size_t want)
+{
+	size_t n = 0;
+	struct timespec ms20 = {0, 20000000};
+	for (int i = 0; i < 100 && n < want; i++) {
+		nanosleep(&ms20, NULL);
+		n = descendants(pid, tree, 4, 0);
+	}
+	return n;
+}
+
 /* A process's tracer, from its status (0: none; -1: gone). */
 static int tracer_of(int pid)
 {
@@ -852,12 +864,8 @@ TEST(pid_descends_past_what_it_cannot_trace, "R5 cli")
 			_exit(127);
 		}
 		int tree[4];
-		size_t n = 0;
+		size_t n = wait_descendants(a, tree, 2);
 		struct timespec ms20 = {0, 20000000};
-		for (int i = 0; i < 100 && n < 2; i++) {
-			nanosleep(&ms20, NULL);
-			n = descendants(a, tree, 4, 0);
-		}
 		ASSERT_UINT(n, ==, 2);
 		pid_t b = tree[0], c = tree[1];
 		ASSERT_INT(ptrace(PTRACE_SEIZE, b, NULL, NULL), ==, 0);
@@ -1004,12 +1012,7 @@ TEST(pid_governs_past_a_setuid_program, "R5 cli")
 		_exit(127);
 	}
 	int tree[4];
-	size_t n = 0;
-	struct timespec ms20 = {0, 20000000};
-	for (int i = 0; i < 100 && n < 3; i++) {
-		nanosleep(&ms20, NULL);
-		n = descendants(sh, tree, 4, 0);
-	}
+	size_t n = wait_descendants(sh, tree, 3);
 	char pid[16];
 	snprintf(pid, sizeof pid, "%d", (int)sh);
 	unlink(stats);
