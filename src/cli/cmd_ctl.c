@@ -36,10 +36,8 @@ int cli_ctl_main(int argc, char **argv)
 {
 	const char *sock = NULL;
 	int i = 1;
-	if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
-		fputs(ctl_usage, stdout);
+	if (i < argc && cli_is_help(argv[i], ctl_usage))
 		return 0;
-	}
 	if (i + 1 < argc && !strcmp(argv[i], "--socket")) {
 		sock = argv[i + 1];
 		i += 2;
@@ -62,14 +60,10 @@ int cli_ctl_main(int argc, char **argv)
 		len += (size_t)n;
 	}
 	char sock_buf[4096];
-	if (!sock)
-		sock = cfsbw_daemon_default_socket(sock_buf, sizeof sock_buf);
-	int fd = cfsbw_daemon_connect(sock);
-	if (fd < 0) {
-		fprintf(stderr, "cfsbw ctl: no daemon at %s: %s\n", sock,
-			strerror(-fd));
+	int fd = cli_connect_daemon("ctl", sock, sock_buf, sizeof sock_buf,
+				    &sock);
+	if (fd < 0)
 		return 1;
-	}
 	char *reply = NULL;
 	int status = cfsbw_daemon_call(fd, request, &reply);
 	close(fd);

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,42 +49,24 @@ struct daemon_opts {
 	const char *mount, *socket, *state, *policy, *metrics;
 };
 
-__attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt,
-							    ...)
-{
-	va_list ap;
-	fputs("cfsbw daemon: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\n(cfsbw daemon --help for the options)\n", stderr);
-	return 2;
-}
-
 static int parse_args(int argc, char **argv, struct daemon_opts *o)
 {
+	const struct cli_opt opts[] = {
+		{"--mount", &o->mount},	    {"--socket", &o->socket},
+		{"--state", &o->state},	    {"--policy", &o->policy},
+		{"--metrics", &o->metrics}, {NULL, NULL},
+	};
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char **slot = NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(daemon_usage, stdout);
+		if (cli_is_help(argv[i], daemon_usage))
 			return 0;
-		}
-		if (!strcmp(a, "--mount"))
-			slot = &o->mount;
-		else if (!strcmp(a, "--socket"))
-			slot = &o->socket;
-		else if (!strcmp(a, "--state"))
-			slot = &o->state;
-		else if (!strcmp(a, "--policy"))
-			slot = &o->policy;
-		else if (!strcmp(a, "--metrics"))
-			slot = &o->metrics;
-		else
-			return bad_usage("unknown option '%s'", a);
+		const char **value = cli_opt_value(opts, argv[i]);
+		if (!value)
+			return cli_bad_usage("daemon", "unknown option '%s'",
+					     argv[i]);
 		if (i + 1 >= argc)
-			return bad_usage("%s needs a value", a);
-		*slot = argv[++i];
+			return cli_bad_usage("daemon", "%s needs a value",
+					     argv[i]);
+		*value = argv[++i];
 	}
 	return -1;
 }
@@ -185,7 +166,7 @@ int cli_daemon_main(int argc, char **argv)
 	enum cfsbw_policy policy = CFSBW_POLICY_V4;
 	if (o.policy && (cfsbw_policy_parse(o.policy, &policy) ||
 			 policy == CFSBW_POLICY_HARDLIMITS))
-		return bad_usage("--policy '%s': v4 or upstream", o.policy);
+		return cli_bad_usage("daemon", "--policy '%s': v4 or upstream", o.policy);
 	char sock_buf[4096];
 	const char *sock = o.socket ? o.socket
 				    : cfsbw_daemon_default_socket(

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,21 +36,6 @@ static const char usage[] =
 	"example:\n"
 	"  cfsbw record -o make.trace -- make -j2\n";
 
-#if defined(__GNUC__) || defined(__clang__)
-__attribute__((format(printf, 1, 2)))
-#endif
-static int bad(const char *fmt, ...);
-static int bad(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("cfsbw record: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\n(cfsbw record --help for usage)\n", stderr);
-	return 2;
-}
-
 int cli_record_main(int argc, char **argv)
 {
 	const char *out_path = NULL;
@@ -61,15 +45,9 @@ int cli_record_main(int argc, char **argv)
 	int i = 1;
 	while (i < argc) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
+		if (cli_is_help(a, usage))
 			return 0;
-		}
-		if (a[0] != '-')
+		if (cli_options_end(argv, &i))
 			break;
 		if (!strcmp(a, "--poll")) {
 			poll = true;
@@ -79,11 +57,11 @@ int cli_record_main(int argc, char **argv)
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			if (!v)
-				return bad("%s needs a file", a);
+				return cli_bad_usage("record", "%s needs a file", a);
 			out_path = v;
 		} else if (!strcmp(a, "--duration")) {
 			if (!v)
-				return bad("%s needs a duration", a);
+				return cli_bad_usage("record", "%s needs a duration", a);
 			int e = cfsbw_parse_duration(v, CFSBW_NSEC_PER_SEC,
 						     &duration_ns);
 			if (e || duration_ns <= 0) {
@@ -95,7 +73,7 @@ int cli_record_main(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--pid")) {
 			if (!v)
-				return bad("%s needs a process id", a);
+				return cli_bad_usage("record", "%s needs a process id", a);
 			char *end;
 			errno = 0;
 			pid = strtol(v, &end, 10);
@@ -105,16 +83,17 @@ int cli_record_main(int argc, char **argv)
 				return 2;
 			}
 		} else {
-			return bad("unknown option '%s'", a);
+			return cli_bad_usage("record", "unknown option '%s'", a);
 		}
 		i += 2; /* the option and its value */
 	}
 	char *const *cmd = argv + i;
 	if (pid && i < argc)
-		return bad("--pid takes no command (got '%s')", argv[i]);
+		return cli_bad_usage("record", "--pid takes no command (got '%s')", argv[i]);
 	if (!pid && i >= argc)
-		return bad("%s", "no command: cfsbw record [OPTIONS] -- CMD, "
-			   "or --pid PID");
+		return cli_bad_usage("record", "%s",
+				     "no command: cfsbw record [OPTIONS] -- CMD, "
+				     "or --pid PID");
 
 	/* the command line, for the trace's header */
 	char what[256] = "";

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -96,18 +95,6 @@ struct run_opts {
 	int64_t stat_interval_ns;
 };
 
-__attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt,
-							    ...)
-{
-	va_list ap;
-	fputs("cfsbw run: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\n(cfsbw run --help for the options)\n", stderr);
-	return 2;
-}
-
 /* Parse argv; returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, struct run_opts *o)
 {
@@ -130,16 +117,10 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	int i = 1;
 	for (; i < argc; i++) {
 		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			i++;
+		if (cli_options_end(argv, &i))
 			break;
-		}
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(run_usage, stdout);
+		if (cli_is_help(a, run_usage))
 			return 0;
-		}
-		if (a[0] != '-' || !a[1])
-			break; /* the command */
 		if (!strcmp(a, "--wait-all")) {
 			o->wait_all = true;
 			continue;
@@ -162,39 +143,40 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 				 * its value rather than meaning "--cpus --". */
 				val = argv[++i];
 			} else {
-				return bad_usage("%s needs a value", flags[k].name);
+				return cli_bad_usage("run", "%s needs a value", flags[k].name);
 			}
 			*(const char **)(void *)((char *)o + flags[k].off) = val;
 			break;
 		}
 		if (k == sizeof flags / sizeof flags[0])
-			return bad_usage("unknown option '%s'", a);
+			return cli_bad_usage("run", "unknown option '%s'", a);
 	}
 	o->argv = argv + i;
 	if (o->strict && !o->pid)
-		return bad_usage("--strict needs --pid: a command's children "
+		return cli_bad_usage("run", "--strict needs --pid: a command's children "
 				 "are all traced from birth");
 	if (o->group) {
 		/* The group's settings are the daemon's (cfsbw ctl set). */
 		if (o->quota || o->cpus || o->period || o->burst || o->slice ||
 		    o->policy || o->stats_file || o->stat_interval || o->pid ||
 		    o->wait_all)
-			return bad_usage("--group takes no other option but "
+			return cli_bad_usage("run", "--group takes no other option but "
 					 "--socket: the group's settings are "
 					 "the daemon's (cfsbw ctl set)");
 		if (!o->argv[0])
-			return bad_usage("no command given: cfsbw run --group "
+			return cli_bad_usage("run", "no command given: cfsbw run --group "
 					 "PATH -- CMD [ARG...]");
 		return -1; /* cli_run_main runs it: parsing starts nothing */
 	}
 	if (o->socket)
-		return bad_usage("--socket goes with --group");
+		return cli_bad_usage("run", "--socket goes with --group");
 	if (o->pid && o->argv[0])
-		return bad_usage("--pid takes no command (got '%s')", o->argv[0]);
+		return cli_bad_usage("run", "--pid takes no command (got '%s')", o->argv[0]);
 	if (!o->pid && !o->argv[0])
-		return bad_usage("no command given: cfsbw run [OPTIONS] -- CMD [ARG...]");
+		return cli_bad_usage("run", "no command given: "
+				     "cfsbw run [OPTIONS] -- CMD [ARG...]");
 	if (o->quota && o->cpus)
-		return bad_usage("--quota and --cpus both set the quota: give one");
+		return cli_bad_usage("run", "--quota and --cpus both set the quota: give one");
 	return -1;
 }
 

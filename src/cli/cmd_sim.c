@@ -165,33 +165,24 @@ static int parse_args(int argc, char **argv, struct sim_cmdline *c)
 	struct cli_sim_opts o = {.cmd = "sim"};
 	bool json = false;
 
+	const struct cli_opt opts[] = {
+		{"--timeline", &timeline}, {"--sweep", &sweep},
+		{"--svg", &svg},	   {"--policy", &o.policy},
+		{"--seed", &o.seed},	   {"--duration", &o.duration},
+		{"--cpus", &o.cpus},	   {"--hz", &o.hz},
+		{"--max-memory", &o.max_memory}, {NULL, NULL},
+	};
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		const char **slot = NULL;
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
+		const char **slot = cli_opt_value(opts, a);
+		if (cli_is_help(a, usage)) {
 			return 0;
 		} else if (!strcmp(a, "--json")) {
 			json = true;
 			continue;
-		} else if (!strcmp(a, "--timeline")) {
-			slot = &timeline;
-		} else if (!strcmp(a, "--sweep")) {
-			slot = &sweep;
-		} else if (!strcmp(a, "--svg")) {
-			slot = &svg;
-		} else if (!strcmp(a, "--policy")) {
-			slot = &o.policy;
-		} else if (!strcmp(a, "--seed")) {
-			slot = &o.seed;
-		} else if (!strcmp(a, "--duration")) {
-			slot = &o.duration;
-		} else if (!strcmp(a, "--cpus")) {
-			slot = &o.cpus;
-		} else if (!strcmp(a, "--hz")) {
-			slot = &o.hz;
-		} else if (!strcmp(a, "--max-memory")) {
-			slot = &o.max_memory;
+		} else if (slot) {
+			/* the value follows */
 		} else if (!strcmp(a, "--replay") || !strcmp(a, "--set")) {
 			if (i + 1 >= argc)
 				break;

@@ -132,10 +132,8 @@ int cli_top_main(int argc, char **argv)
 	long count = -1;
 	double delay = 1;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(top_usage, stdout);
+		if (cli_is_help(argv[i], top_usage))
 			return 0;
-		}
 		char *end = NULL;
 		if (i + 1 < argc && !strcmp(argv[i], "--socket"))
 			sock = argv[++i];
@@ -156,14 +154,10 @@ int cli_top_main(int argc, char **argv)
 		}
 	}
 	char sock_buf[4096];
-	if (!sock)
-		sock = cfsbw_daemon_default_socket(sock_buf, sizeof sock_buf);
-	int fd = cfsbw_daemon_connect(sock);
-	if (fd < 0) {
-		fprintf(stderr, "cfsbw top: no daemon at %s: %s\n", sock,
-			strerror(-fd));
+	int fd = cli_connect_daemon("top", sock, sock_buf, sizeof sock_buf,
+				    &sock);
+	if (fd < 0)
 		return 1;
-	}
 	bool tty = isatty(STDOUT_FILENO) && isatty(STDIN_FILENO) && count < 0;
 	struct termios saved;
 	if (tty && tcgetattr(STDIN_FILENO, &saved) == 0) {

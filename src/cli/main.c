@@ -23,6 +23,17 @@ static const char usage[] =
 	"  cfsbw COMMAND --help   the command's own options\n"
 	"  cfsbw --version\n";
 
+/* Each subcommand's name and its main (src/cli/cmd_NAME.c). */
+static const struct {
+	const char *name;
+	int (*start)(int argc, char **argv);
+} commands[] = {
+	{"run", cli_run_main},	     {"sim", cli_sim_main},
+	{"plan", cli_plan_main},     {"record", cli_record_main},
+	{"demo", cli_demo_main},     {"daemon", cli_daemon_main},
+	{"ctl", cli_ctl_main},	     {"top", cli_top_main},
+};
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -38,22 +49,9 @@ int main(int argc, char **argv)
 		printf("cfsbw %s\n", CFSBW_VERSION);
 		return 0;
 	}
-	if (!strcmp(cmd, "run"))
-		return cli_run_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "sim"))
-		return cli_sim_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "plan"))
-		return cli_plan_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "record"))
-		return cli_record_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "demo"))
-		return cli_demo_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "daemon"))
-		return cli_daemon_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "ctl"))
-		return cli_ctl_main(argc - 1, argv + 1);
-	if (!strcmp(cmd, "top"))
-		return cli_top_main(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(cmd, commands[i].name))
+			return commands[i].start(argc - 1, argv + 1);
 	fprintf(stderr, "cfsbw: unknown command '%s'\n\n%s", cmd, usage);
 	return 2;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli/sim_sweep.h"
+#include "common/helpers.h"
 
 #define W 960
 #define PANEL_H 260
@@ -195,16 +196,13 @@ void cli_svg_timeline_add(struct cli_svg_timeline *t,
 		if (!strcmp(t->groups[i].path, row->group))
 			g = &t->groups[i];
 	if (!g) {
-		if (t->n == t->cap) {
-			size_t nc = t->cap ? 2 * t->cap : 8;
-			struct tl_group *ng = realloc(t->groups, nc * sizeof(*ng));
-			if (!ng) {
-				t->oom = true;
-				return;
-			}
-			t->groups = ng;
-			t->cap = nc;
+		struct tl_group *ng =
+			array_room(t->groups, t->n, &t->cap, sizeof(*ng), 8);
+		if (!ng) {
+			t->oom = true;
+			return;
 		}
+		t->groups = ng;
 		g = &t->groups[t->n];
 		memset(g, 0, sizeof(*g));
 		if (!(g->path = strdup(row->group))) {
@@ -213,16 +211,12 @@ void cli_svg_timeline_add(struct cli_svg_timeline *t,
 		}
 		t->n++;
 	}
-	if (g->n == g->cap) {
-		size_t nc = g->cap ? 2 * g->cap : 64;
-		struct tl_row *nr = realloc(g->rows, nc * sizeof(*nr));
-		if (!nr) {
-			t->oom = true;
-			return;
-		}
-		g->rows = nr;
-		g->cap = nc;
+	struct tl_row *nr = array_room(g->rows, g->n, &g->cap, sizeof(*nr), 64);
+	if (!nr) {
+		t->oom = true;
+		return;
 	}
+	g->rows = nr;
 	g->rows[g->n++] = (struct tl_row){row->start_ns, row->period_ns,
 					  row->used_ns, row->throttled_accounts};
 }

@@ -215,6 +215,28 @@ static inline int parse_s64(const char *text, int64_t *out)
 	return 0;
 }
 
+/* ---- growable arrays ---------------------------------------------------- */
+
+/*
+ * items, an array of *cap elements of size bytes of which n are used, with
+ * room for one more: when full it is reallocated to twice *cap (first_cap
+ * the first time) and *cap updated.  NULL when out of memory, and then
+ * items and *cap are unchanged.
+ */
+static inline void *array_room(void *items, size_t n, size_t *cap,
+			       size_t size, size_t first_cap)
+{
+	if (n < *cap)
+		return items;
+	size_t nc = *cap ? 2 * *cap : first_cap;
+	if (nc < *cap || nc > SIZE_MAX / size)
+		return NULL;
+	void *p = realloc(items, nc * size);
+	if (p)
+		*cap = nc;
+	return p;
+}
+
 /* ---- errno values as text ----------------------------------------------- */
 
 /* The errno values cfsbw returns or passes on, X(name, message). */

@@ -7,12 +7,21 @@
 #define CFSBW_DAEMON_INT_H
 
 #include <stdarg.h>
+#include <sys/socket.h>
 
 #include "daemon/daemon.h"
 
 struct cfsbw_daemon__mount;   /* mount.c */
-struct cfsbw_daemon__client;  /* socket.c */
-struct cfsbw_daemon__http_conn; /* metrics.c */
+/*
+ * A connection the daemon accepted: the first member of a socket client
+ * (socket.c) and of a metrics request (metrics.c), on one of the daemon's
+ * lists of them.
+ */
+struct cfsbw_daemon__conn {
+	struct cfsbw_daemon__conn *next;
+	struct cfsbw_daemon *d;
+	int fd;
+};
 
 /* A growable text buffer; len excludes the NUL kept after the text. */
 struct cfsbw_daemon__buf {
@@ -41,10 +50,10 @@ struct cfsbw_daemon {
 
 	int listen_fd;
 	char *socket_path;
-	struct cfsbw_daemon__client *clients;
+	struct cfsbw_daemon__conn *clients; /* socket.c */
 
 	int metrics_fd;
-	struct cfsbw_daemon__http_conn *metrics_conns;
+	struct cfsbw_daemon__conn *metrics_conns; /* metrics.c */
 
 	/* "take" lines of the state file, run once the driver runs. */
 	struct cfsbw_daemon__buf pending_moves;
@@ -81,6 +90,35 @@ void cfsbw_daemon__buf_add(struct cfsbw_daemon__buf *b, const char *text,
 void cfsbw_daemon__buf_printf(struct cfsbw_daemon__buf *b, const char *fmt,
 			      ...) __attribute__((format(printf, 2, 3)));
 void cfsbw_daemon__buf_free(struct cfsbw_daemon__buf *b);
+
+/*
+ * socket.c: a listening stream socket bound to sa (made under umask 0177,
+ * so a Unix socket's file is its owner's alone), watched by the driver
+ * with on_readable: the descriptor, or -errno with nothing left behind.
+ */
+int cfsbw_daemon__listen_on(struct cfsbw_daemon *d, const struct sockaddr *sa,
+			    socklen_t len, int backlog,
+			    cfsbw_daemon_fd_fn *on_readable);
+/*
+ * Accepts a connection on the listening fd: a zeroed object of size bytes
+ * whose first member is a struct cfsbw_daemon__conn, for it, on list, its
+ * descriptor watched with on_readable(object).  NULL when there is none or
+ * no memory (then the connection is closed).
+ */
+void *cfsbw_daemon__accept(struct cfsbw_daemon *d, int fd, size_t size,
+			   cfsbw_daemon_fd_fn *on_readable,
+			   struct cfsbw_daemon__conn **list);
+/* Takes c off list, stops watching it, closes and frees it. */
+void cfsbw_daemon__conn_close(struct cfsbw_daemon__conn **list,
+			      struct cfsbw_daemon__conn *c);
+/*
+ * recv on a watched connection, into size bytes of buf: the bytes read;
+ * 0 when none are there yet (EAGAIN, EINTR); -1 when the peer is gone, the
+ * read failed, or size is 0 (it sent more than a request may hold): close.
+ */
+ssize_t cfsbw_daemon__recv(int fd, void *buf, size_t size);
+/* Stops watching *fd and closes it; *fd becomes -1 (nothing if it was). */
+void cfsbw_daemon__unlisten(struct cfsbw_daemon *d, int *fd);
 
 void cfsbw_daemon__mount_free(struct cfsbw_daemon *d);
 void cfsbw_daemon__socket_close(struct cfsbw_daemon *d);

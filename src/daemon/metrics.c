@@ -97,24 +97,14 @@ static void exposition(struct cfsbw_daemon *d, struct cfsbw_daemon__buf *out)
 }
 
 struct cfsbw_daemon__http_conn {
-	struct cfsbw_daemon__http_conn *next; /* the daemon's open connections */
-	struct cfsbw_daemon *d;
-	int fd;
+	struct cfsbw_daemon__conn conn; /* first: on d->metrics_conns */
 	size_t len;
 	char req[2048];
 };
 
 static void conn_close(struct cfsbw_daemon__http_conn *c)
 {
-	for (struct cfsbw_daemon__http_conn **pp = &c->d->metrics_conns;
-	     *pp; pp = &(*pp)->next)
-		if (*pp == c) {
-			*pp = c->next;
-			break;
-		}
-	c->d->drv->unwatch_fd(c->d->drv_ctx, c->fd);
-	close(c->fd);
-	free(c);
+	cfsbw_daemon__conn_close(&c->conn.d->metrics_conns, &c->conn);
 }
 
 static void conn_reply(struct cfsbw_daemon__http_conn *c)
@@ -123,7 +113,7 @@ static void conn_reply(struct cfsbw_daemon__http_conn *c)
 	const char *status = "200 OK";
 	if (!strncmp(c->req, "GET /metrics ", 13) ||
 	    !strncmp(c->req, "GET /metrics?", 13))
-		exposition(c->d, &body);
+		exposition(c->conn.d, &body);
 	else {
 		status = "404 Not Found";
 		cfsbw_daemon__buf_printf(&body, "cfsbw serves /metrics\n");
@@ -139,7 +129,7 @@ static void conn_reply(struct cfsbw_daemon__http_conn *c)
 	 * buffer at once is cut short (a scraper then retries). */
 	size_t off = 0;
 	while (!out.failed && off < out.len) {
-		ssize_t n = send(c->fd, out.text + off, out.len - off,
+		ssize_t n = send(c->conn.fd, out.text + off, out.len - off,
 				 MSG_NOSIGNAL);
 		if (n <= 0)
 			break;
@@ -153,13 +143,12 @@ static void conn_reply(struct cfsbw_daemon__http_conn *c)
 static void on_conn_readable(void *ctx, int fd)
 {
 	struct cfsbw_daemon__http_conn *c = ctx;
-	ssize_t n = recv(fd, c->req + c->len, sizeof c->req - 1 - c->len, 0);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
+	ssize_t n = cfsbw_daemon__recv(fd, c->req + c->len,
+				       sizeof c->req - 1 - c->len);
+	if (n < 0)
 		conn_close(c);
+	if (n <= 0)
 		return;
-	}
 	c->len += (size_t)n;
 	c->req[c->len] = '\0';
 	if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n"))
@@ -171,19 +160,8 @@ static void on_conn_readable(void *ctx, int fd)
 static void on_metrics_readable(void *ctx, int fd)
 {
 	struct cfsbw_daemon *d = ctx;
-	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (cfd < 0)
-		return;
-	struct cfsbw_daemon__http_conn *c = calloc(1, sizeof *c);
-	if (!c || d->drv->watch_fd(d->drv_ctx, cfd, on_conn_readable, c)) {
-		free(c);
-		close(cfd);
-		return;
-	}
-	c->d = d;
-	c->fd = cfd;
-	c->next = d->metrics_conns;
-	d->metrics_conns = c;
+	cfsbw_daemon__accept(d, fd, sizeof(struct cfsbw_daemon__http_conn),
+			     on_conn_readable, &d->metrics_conns);
 }
 
 int cfsbw_daemon_metrics_listen(struct cfsbw_daemon *d, const char *addr)
@@ -204,21 +182,10 @@ int cfsbw_daemon_metrics_listen(struct cfsbw_daemon *d, const char *addr)
 	sa.sin_port = htons((uint16_t)port);
 	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
 		return -EINVAL;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = cfsbw_daemon__listen_on(d, (const struct sockaddr *)&sa,
+					 sizeof sa, 16, on_metrics_readable);
 	if (fd < 0)
-		return -errno;
-	int one = 1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof sa) || listen(fd, 16)) {
-		int err = -errno;
-		close(fd);
-		return err;
-	}
-	int err = d->drv->watch_fd(d->drv_ctx, fd, on_metrics_readable, d);
-	if (err) {
-		close(fd);
-		return err;
-	}
+		return fd;
 	d->metrics_fd = fd;
 	return 0;
 }
@@ -226,10 +193,6 @@ int cfsbw_daemon_metrics_listen(struct cfsbw_daemon *d, const char *addr)
 void cfsbw_daemon__metrics_close(struct cfsbw_daemon *d)
 {
 	while (d->metrics_conns)
-		conn_close(d->metrics_conns);
-	if (d->metrics_fd < 0)
-		return;
-	d->drv->unwatch_fd(d->drv_ctx, d->metrics_fd);
-	close(d->metrics_fd);
-	d->metrics_fd = -1;
+		cfsbw_daemon__conn_close(&d->metrics_conns, d->metrics_conns);
+	cfsbw_daemon__unlisten(d, &d->metrics_fd);
 }

@@ -194,19 +194,31 @@ static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
 	op_getattr(req, ino, fi);
 }
 
+/*
+ * The path of the group name in directory parent into path: 0, -ENOENT
+ * (no such directory), -ENAMETOOLONG, or is_file_err when name is one of
+ * a group's files.
+ */
+static int group_path(struct cfsbw_daemon *d, fuse_ino_t parent,
+		      const char *name, char *path, size_t size, int is_file_err)
+{
+	struct cfsbw_group *pg = dir_group(d, parent);
+	if (!pg)
+		return -ENOENT;
+	int err = cfsbw_daemon__join(path, size, cfsbw_group_path(pg), name);
+	if (!err && cfsbw_daemon__is_file(d, name))
+		err = is_file_err;
+	return err;
+}
+
 static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 		     mode_t mode)
 {
 	(void)mode;
 	struct cfsbw_daemon *d = req_daemon(req);
-	struct cfsbw_group *pg = dir_group(d, parent);
 	char path[4096];
-	int err = pg ? cfsbw_daemon__join(path, sizeof path,
-					  cfsbw_group_path(pg), name)
-		     : -ENOENT;
 	/* A file's name is taken: the kernel's mkdir says EEXIST. */
-	if (!err && cfsbw_daemon__is_file(d, name))
-		err = -EEXIST;
+	int err = group_path(d, parent, name, path, sizeof path, -EEXIST);
 	if (!err)
 		err = cfsbw_daemon_mkdir(d, path);
 	if (err) {
@@ -223,13 +235,8 @@ static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 static void op_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cfsbw_daemon *d = req_daemon(req);
-	struct cfsbw_group *pg = dir_group(d, parent);
 	char path[4096];
-	int err = pg ? cfsbw_daemon__join(path, sizeof path,
-					  cfsbw_group_path(pg), name)
-		     : -ENOENT;
-	if (!err && cfsbw_daemon__is_file(d, name))
-		err = -ENOTDIR;
+	int err = group_path(d, parent, name, path, sizeof path, -ENOTDIR);
 	if (!err)
 		err = cfsbw_daemon_rmdir(d, path);
 	fuse_reply_err(req, -err);

@@ -24,9 +24,7 @@
 #include "daemon/daemon_int.h"
 
 struct cfsbw_daemon__client {
-	struct cfsbw_daemon__client *next;
-	struct cfsbw_daemon *d;
-	int fd;
+	struct cfsbw_daemon__conn conn; /* first: on d->clients */
 	pid_t pid; /* SO_PEERCRED: "move 0 PATH" moves the client itself */
 	size_t len;
 	char line[CFSBW_DAEMON_MAX_LINE];
@@ -207,16 +205,7 @@ int cfsbw_daemon__request(struct cfsbw_daemon *d, const char *request,
 
 static void client_close(struct cfsbw_daemon__client *c)
 {
-	struct cfsbw_daemon *d = c->d;
-	for (struct cfsbw_daemon__client **pp = &d->clients; *pp;
-	     pp = &(*pp)->next)
-		if (*pp == c) {
-			*pp = c->next;
-			break;
-		}
-	d->drv->unwatch_fd(d->drv_ctx, c->fd);
-	close(c->fd);
-	free(c);
+	cfsbw_daemon__conn_close(&c->conn.d->clients, &c->conn);
 }
 
 /* Write all of buf or fail: the client is dropped when it does not read. */
@@ -237,13 +226,13 @@ static int send_all(int fd, const char *buf, size_t len)
 static int client_serve_line(struct cfsbw_daemon__client *c, const char *line)
 {
 	struct cfsbw_daemon__buf reply = {0};
-	int err = cfsbw_daemon__request(c->d, line, &reply, c->pid);
+	int err = cfsbw_daemon__request(c->conn.d, line, &reply, c->pid);
 	if (reply.failed && !err)
 		err = -ENOMEM;
 	char head[64];
 	int n = snprintf(head, sizeof head, "%d %zu\n", -err, reply.len);
-	int rc = send_all(c->fd, head, (size_t)n) ||
-		 send_all(c->fd, reply.text ? reply.text : "", reply.len);
+	int rc = send_all(c->conn.fd, head, (size_t)n) ||
+		 send_all(c->conn.fd, reply.text ? reply.text : "", reply.len);
 	cfsbw_daemon__buf_free(&reply);
 	return rc;
 }
@@ -251,19 +240,18 @@ static int client_serve_line(struct cfsbw_daemon__client *c, const char *line)
 static void on_client_readable(void *ctx, int fd)
 {
 	struct cfsbw_daemon__client *c = ctx;
-	ssize_t n = recv(fd, c->line + c->len, sizeof c->line - c->len, 0);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
+	ssize_t n = cfsbw_daemon__recv(fd, c->line + c->len,
+				       sizeof c->line - c->len);
+	if (n < 0)
 		client_close(c);
+	if (n <= 0)
 		return;
-	}
 	c->len += (size_t)n;
 	for (;;) {
 		char *nl = memchr(c->line, '\n', c->len);
 		if (!nl) {
 			if (c->len == sizeof c->line) {
-				cfsbw_daemon__logf(c->d, "a socket client sent "
+				cfsbw_daemon__logf(c->conn.d, "a socket client sent "
 						      "a line over %d bytes; "
 						      "dropped",
 						   CFSBW_DAEMON_MAX_LINE);
@@ -285,23 +273,49 @@ static void on_client_readable(void *ctx, int fd)
 static void on_listen_readable(void *ctx, int fd)
 {
 	struct cfsbw_daemon *d = ctx;
-	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (cfd < 0)
+	struct cfsbw_daemon__client *c = cfsbw_daemon__accept(
+		d, fd, sizeof *c, on_client_readable, &d->clients);
+	if (!c)
 		return;
-	struct cfsbw_daemon__client *c = calloc(1, sizeof *c);
 	struct ucred cred;
 	socklen_t len = sizeof cred;
-	if (!c || getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &len) ||
-	    d->drv->watch_fd(d->drv_ctx, cfd, on_client_readable, c)) {
+	if (getsockopt(c->conn.fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+		client_close(c);
+	else
+		c->pid = cred.pid;
+}
+
+void *cfsbw_daemon__accept(struct cfsbw_daemon *d, int fd, size_t size,
+			   cfsbw_daemon_fd_fn *on_readable,
+			   struct cfsbw_daemon__conn **list)
+{
+	int cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0)
+		return NULL;
+	struct cfsbw_daemon__conn *c = calloc(1, size);
+	if (!c || d->drv->watch_fd(d->drv_ctx, cfd, on_readable, c)) {
 		free(c);
 		close(cfd);
-		return;
+		return NULL;
 	}
 	c->d = d;
 	c->fd = cfd;
-	c->pid = cred.pid;
-	c->next = d->clients;
-	d->clients = c;
+	c->next = *list;
+	*list = c;
+	return c;
+}
+
+void cfsbw_daemon__conn_close(struct cfsbw_daemon__conn **list,
+			      struct cfsbw_daemon__conn *c)
+{
+	for (struct cfsbw_daemon__conn **pp = list; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	c->d->drv->unwatch_fd(c->d->drv_ctx, c->fd);
+	close(c->fd);
+	free(c);
 }
 
 static int sockaddr_of(const char *path, struct sockaddr_un *sa)
@@ -330,41 +344,73 @@ int cfsbw_daemon_listen(struct cfsbw_daemon *d, const char *path)
 	}
 	if (probe == -ECONNREFUSED)
 		unlink(path);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	mode_t old = umask(0177);
-	int rc = bind(fd, (struct sockaddr *)&sa, sizeof sa);
-	umask(old);
-	if (rc || listen(fd, 64)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
 	d->socket_path = strdup(path);
-	err = d->socket_path ? d->drv->watch_fd(d->drv_ctx, fd,
-						on_listen_readable, d)
-			     : -ENOMEM;
-	if (err) {
-		unlink(path);
+	if (!d->socket_path)
+		return -ENOMEM;
+	int fd = cfsbw_daemon__listen_on(d, (const struct sockaddr *)&sa,
+					 sizeof sa, 64, on_listen_readable);
+	if (fd < 0) {
 		free(d->socket_path);
 		d->socket_path = NULL;
-		close(fd);
-		return err;
+		return fd;
 	}
 	d->listen_fd = fd;
 	return 0;
 }
 
+int cfsbw_daemon__listen_on(struct cfsbw_daemon *d, const struct sockaddr *sa,
+			    socklen_t len, int backlog,
+			    cfsbw_daemon_fd_fn *on_readable)
+{
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			0);
+	if (fd < 0)
+		return -errno;
+	if (sa->sa_family != AF_UNIX) {
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	}
+	mode_t old = umask(0177);
+	int rc = bind(fd, sa, len);
+	umask(old);
+	int err = rc || listen(fd, backlog) ? -errno : 0;
+	if (!err)
+		err = d->drv->watch_fd(d->drv_ctx, fd, on_readable, d);
+	if (err) {
+		/* The socket's file, if bind made one, goes with it. */
+		if (!rc && sa->sa_family == AF_UNIX)
+			unlink(((const struct sockaddr_un *)(const void *)sa)
+				       ->sun_path);
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+ssize_t cfsbw_daemon__recv(int fd, void *buf, size_t size)
+{
+	if (!size)
+		return -1; /* more than a request may hold */
+	ssize_t n = recv(fd, buf, size, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	return n > 0 ? n : -1;
+}
+
+void cfsbw_daemon__unlisten(struct cfsbw_daemon *d, int *fd)
+{
+	if (*fd < 0)
+		return;
+	d->drv->unwatch_fd(d->drv_ctx, *fd);
+	close(*fd);
+	*fd = -1;
+}
+
 void cfsbw_daemon__socket_close(struct cfsbw_daemon *d)
 {
 	while (d->clients)
-		client_close(d->clients);
-	if (d->listen_fd >= 0) {
-		d->drv->unwatch_fd(d->drv_ctx, d->listen_fd);
-		close(d->listen_fd);
-		d->listen_fd = -1;
-	}
+		cfsbw_daemon__conn_close(&d->clients, d->clients);
+	cfsbw_daemon__unlisten(d, &d->listen_fd);
 	if (d->socket_path)
 		unlink(d->socket_path);
 	free(d->socket_path);
