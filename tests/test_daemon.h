@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -272,6 +273,43 @@ static inline void dmn_ctl(const struct dmn *m, struct ctl_result *r,
 	slurp(ep, r->err, sizeof r->err);
 	unlink(op);
 	unlink(ep);
+}
+
+#define DMN_NOBODY 65534
+
+/* Become nobody (65534), without supplementary groups, when root: 0 or -1. */
+static inline int dmn_drop_to_nobody(void)
+{
+	if (geteuid() != 0)
+		return 0;
+	if (setgroups(0, NULL) || setgid(DMN_NOBODY) || setuid(DMN_NOBODY))
+		return -1;
+	return 0;
+}
+
+/*
+ * Start `BIN daemon --socket SOCK [--mount MNT]` (mnt NULL: no mount) as
+ * nobody when the test runs as root, else as its user, stderr appended to
+ * the log.  Does not wait for it: the caller waits for what it needs.
+ */
+static inline void dmn_start_as_nobody(struct dmn *m, const char *bin,
+				       const char *mnt)
+{
+	fflush(stdout);
+	fflush(stderr);
+	m->pid = fork();
+	if (m->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		dup2(open(m->log, O_WRONLY | O_CREAT | O_APPEND, 0666), 2);
+		if (dmn_drop_to_nobody())
+			_exit(125);
+		execl(bin, bin, "daemon", "--socket", m->sock,
+		      mnt ? "--mount" : (char *)NULL, mnt, (char *)NULL);
+		_exit(126);
+	}
+	struct dmn *slot = dmn_left_slot(m->dir);
+	if (slot)
+		slot->pid = m->pid;
 }
 
 /* In a test: skip it, saying why, where /dev/fuse is missing. */

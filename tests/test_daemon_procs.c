@@ -307,18 +307,7 @@ TEST(eperm_for_another_users_process, "SPEC 8")
 	struct dmn m;
 	dmn_paths(&m);
 	chmod(m.dir, 0777);
-	fflush(stdout);
-	fflush(stderr);
-	m.pid = fork();
-	if (m.pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		dup2(open(m.log, O_WRONLY | O_CREAT | O_APPEND, 0666), 2);
-		if (setgid(65534) || setuid(65534))
-			_exit(125);
-		execl(host_bin(), host_bin(), "daemon", "--socket", m.sock,
-		      (char *)NULL);
-		_exit(126);
-	}
+	dmn_start_as_nobody(&m, host_bin(), NULL);
 	struct stat st;
 	for (int i = 0; i < 500 && stat(m.sock, &st); i++)
 		usleep(10000);
