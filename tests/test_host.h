@@ -124,7 +124,9 @@ static inline pid_t host_spawn_workload(const char *const args[],
 {
 	fflush(stdout);
 	fflush(stderr);
-	unlink(sched_path);
+	int fd = open(sched_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0)
+		close(fd);
 	pid_t pid = fork();
 	if (pid == 0) {
 		char *argv[16];
@@ -173,7 +175,10 @@ static inline pid_t host_start(const char *const args[], char *stats_path,
 	char sched_path[136];
 	sched_log_path(stats_path, sched_path);
 	unlink(stats_path);
-	unlink(sched_path);
+	/* Created here, empty: the workload only appends to it. */
+	int fd = open(sched_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd >= 0)
+		close(fd);
 	const char *argv[64];
 	int n = 0;
 	argv[n++] = host_bin();

@@ -574,6 +574,9 @@ TEST(stopped_cfsbw_releases_what_it_held, "SPEC-7 cli")
 	kill(child[0], SIGKILL);
 	waitpid(child[0], NULL, 0);
 	slurp(ep, err, sizeof err);
+	char sched[136];
+	sched_log_path(sp, sched);
+	unlink(sched);
 	unlink(sp);
 	unlink(ep);
 	unlink(op);
