@@ -45,6 +45,7 @@ static void cb_throttle(void *ctx, struct cfsbw_group *g, unsigned rq)
 	else
 		dg->throttled_since[rq] = d->now;
 	drv_record(d, DRV_THROTTLE, g, rq);
+	drv_sync_clocks(d);
 }
 
 static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
@@ -54,11 +55,49 @@ static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
 	if (rq >= d->nr_rq || dg->throttled_since[rq] < 0) {
 		d->nr_bad_events++;
 	} else {
-		dg->throttled_time +=
-			(uint64_t)(d->now - dg->throttled_since[rq]);
+		if (!d->clock_needs_tasks)
+			dg->throttled_time +=
+				(uint64_t)(d->now - dg->throttled_since[rq]);
 		dg->throttled_since[rq] = -1;
 	}
 	drv_record(d, DRV_UNTHROTTLE, g, rq);
+	drv_sync_clocks(d);
+}
+
+/* Tasks waiting under g on rq: its own, and those of every child not
+ * throttled there (a throttled child hides its own). */
+static unsigned waiting(struct cfsbw_group *g, unsigned rq)
+{
+	struct drv_group *dg = drv_of(g);
+	unsigned n = dg ? dg->tasks[rq] : 0;
+	for (struct cfsbw_group *c = cfsbw_group_first_child(g); c;
+	     c = cfsbw_group_next_sibling(c)) {
+		struct drv_group *dc = drv_of(c);
+		if (!dc || dc->throttled_since[rq] < 0)
+			n += waiting(c, rq);
+	}
+	return n;
+}
+
+void drv_sync_clocks(struct drv *d)
+{
+	if (!d->clock_needs_tasks)
+		return;
+	for (size_t i = 0; i < d->ngroups; i++) {
+		struct drv_group *dg = &d->groups[i];
+		for (unsigned rq = 0; rq < d->nr_rq; rq++) {
+			bool on = dg->throttled_since[rq] >= 0 &&
+				  waiting(dg->g, rq) > 0;
+			bool running = dg->clock_since[rq] >= 0;
+			if (on && !running) {
+				dg->clock_since[rq] = d->now;
+			} else if (!on && running) {
+				dg->throttled_time +=
+					(uint64_t)(d->now - dg->clock_since[rq]);
+				dg->clock_since[rq] = -1;
+			}
+		}
+	}
 }
 
 static void cb_period_timer_start(void *ctx, struct cfsbw_group *g,
@@ -95,6 +134,7 @@ int drv_init_alloc(struct drv *d, unsigned nr_rq, enum cfsbw_policy policy,
 {
 	memset(d, 0, sizeof(*d));
 	d->nr_rq = nr_rq;
+	d->clock_needs_tasks = policy == CFSBW_POLICY_UPSTREAM;
 	struct cfsbw_tree_config cfg = {
 		.nr_rq = nr_rq,
 		.policy = policy,
@@ -120,6 +160,7 @@ void drv_fini(struct drv *d)
 {
 	for (size_t i = 0; i < d->ngroups; i++) {
 		free(d->groups[i].throttled_since);
+		free(d->groups[i].clock_since);
 		free(d->groups[i].tasks);
 	}
 	cfsbw_tree_free(d->tree);
@@ -137,11 +178,12 @@ struct drv_group *drv_adopt(struct drv *d, struct cfsbw_group *g)
 	dg->period_expiry = -1;
 	dg->slack_expiry = -1;
 	dg->throttled_since = malloc(sizeof(int64_t) * d->nr_rq);
+	dg->clock_since = malloc(sizeof(int64_t) * d->nr_rq);
 	dg->tasks = calloc(d->nr_rq, sizeof(unsigned));
-	if (!dg->throttled_since || !dg->tasks)
+	if (!dg->throttled_since || !dg->clock_since || !dg->tasks)
 		drv_die("adopt", "out of memory", 0);
 	for (unsigned rq = 0; rq < d->nr_rq; rq++)
-		dg->throttled_since[rq] = -1;
+		dg->throttled_since[rq] = dg->clock_since[rq] = -1;
 	cfsbw_group_set_driver_data(g, dg);
 	return dg;
 }
@@ -200,6 +242,7 @@ void drv_enqueue(struct drv *d, struct cfsbw_group *g, unsigned rq)
 {
 	drv_lookup(d, g)->tasks[rq]++;
 	cfsbw_task_enqueue(g, rq, d->now);
+	drv_sync_clocks(d);
 }
 
 void drv_dequeue(struct drv *d, struct cfsbw_group *g, unsigned rq)
@@ -209,6 +252,7 @@ void drv_dequeue(struct drv *d, struct cfsbw_group *g, unsigned rq)
 		drv_die("dequeue", "no task", 0);
 	dg->tasks[rq]--;
 	cfsbw_task_dequeue(g, rq, d->now);
+	drv_sync_clocks(d);
 }
 
 bool drv_charge(struct drv *d, struct cfsbw_group *g, unsigned rq,

@@ -42,6 +42,9 @@ struct drv_group {
 	/* R12 model: throttle start per rq (-1: not throttled), closed sum. */
 	int64_t *throttled_since;
 	uint64_t throttled_time;
+	/* upstream: when the throttled time started counting per rq (-1:
+	 * not counting), only while a task waits under the account. */
+	int64_t *clock_since;
 	/* Runnable tasks of this group per rq (the test's model). */
 	unsigned *tasks;
 	/* CPU time charged to this group (itself and descendants). */
@@ -59,6 +62,7 @@ struct drv {
 	size_t nev;           /* events recorded since the last drv_clear */
 	uint64_t nev_total;   /* all events ever */
 	unsigned nr_bad_events; /* throttle of a throttled one, and so on */
+	bool clock_needs_tasks; /* upstream's R12 (Linux 6.18) */
 	struct drv_group groups[DRV_MAX_GROUPS];
 	size_t ngroups;
 };
@@ -70,6 +74,9 @@ int drv_init_alloc(struct drv *d, unsigned nr_rq, enum cfsbw_policy policy,
 void drv_init(struct drv *d, unsigned nr_rq, enum cfsbw_policy policy);
 void drv_fini(struct drv *d);
 
+/* upstream's R12 model: each throttled account's clock runs while a task
+ * waits under it; called whenever tasks or throttles change. */
+void drv_sync_clocks(struct drv *d);
 /* Registers a group created outside drv_group (e.g. the root). */
 struct drv_group *drv_adopt(struct drv *d, struct cfsbw_group *g);
 /*

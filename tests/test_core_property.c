@@ -337,8 +337,13 @@ static void step(struct prop *p)
 			/* Unthrottled, its time counted (the callback is
 			 * optional here: the rq is gone). */
 			if (dg->throttled_since[rq] >= 0) {
-				dg->throttled_time += (uint64_t)(p->d.now - dg->throttled_since[rq]);
+				if (!p->d.clock_needs_tasks)
+					dg->throttled_time += (uint64_t)(p->d.now - dg->throttled_since[rq]);
 				dg->throttled_since[rq] = -1;
+			}
+			if (dg->clock_since[rq] >= 0) {
+				dg->throttled_time += (uint64_t)(p->d.now - dg->clock_since[rq]);
+				dg->clock_since[rq] = -1;
 			}
 		}
 		ASSERT_UINT(cfsbw_rq_nr_running(p->d.tree, rq), ==, 0);

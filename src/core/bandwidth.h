@@ -63,6 +63,9 @@ static inline void spin_unlock(struct cfsbw_spinlock *l)
  * Aligned to a cache line so that runqueues driven by different threads
  * never share one.
  */
+/* A throttled account's clock that is not running (times are >= 0). */
+#define CFSBW_CLOCK_STOPPED (-1)
+
 struct cfsbw_account {
 	/* R6: runtime held locally, ns; <= 0 means "ask the pool". */
 	_Alignas(64) int64_t runtime_remaining;
@@ -75,7 +78,11 @@ struct cfsbw_account {
 	unsigned rq; /* which runqueue: the index in its group */
 	/* hardlimits: runtime this runqueue may use per period, ns. */
 	int64_t hl_runtime;
-	/* R12: when it throttled, on the driver's clock. */
+	/*
+	 * R12: when its throttled time started counting, on the driver's
+	 * clock; CFSBW_CLOCK_STOPPED while it does not count (a policy with
+	 * throttled_clock_needs_tasks, no task under it).
+	 */
 	int64_t throttled_clock;
 	/* On the pool's throttled list, in throttling order (R10). */
 	struct list_head throttled_link;
@@ -214,6 +221,13 @@ struct cfsbw_policy_steps {
 	int64_t default_slice_ns;  /* R1: sched_cfs_bandwidth_slice_us */
 	bool has_burst;            /* cpu.cfs_burst_us, cpu.stat's bursts */
 	/*
+	 * R12: a throttled account's clock runs only while a task waits
+	 * under it (upstream, Linux 6.18: the clock starts when the throttle
+	 * first takes a task off the queue), not from the throttle to the
+	 * release.
+	 */
+	bool throttled_clock_needs_tasks;
+	/*
 	 * An account starts afresh: created, or its group reconfigured (R4).
 	 * NULL: it holds nothing (account_reset() below).
 	 */
@@ -285,9 +299,14 @@ void cfsbw__distribute_slices(struct cfsbw_group *g, int64_t now_ns);
 void cfsbw__distribute_debts(struct cfsbw_group *g, int64_t now_ns);
 
 /* hierarchy.c: R11 and R9 bookkeeping when an account (un)throttles. */
-void cfsbw__hierarchy_throttle(struct cfsbw_group *g, unsigned rq);
+void cfsbw__hierarchy_throttle(struct cfsbw_group *g, unsigned rq,
+			       int64_t now_ns);
 void cfsbw__hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
 				 int64_t now_ns);
+/* hierarchy.c, takes the pool lock when it acts */
+void cfsbw__account_throttled_clock(struct cfsbw_group *g,
+				    struct cfsbw_account *a, unsigned before,
+				    int64_t now_ns);
 void cfsbw__account_add_h_nr(struct cfsbw_group *g, struct cfsbw_account *a,
 			     int delta);
 

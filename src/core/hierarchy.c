@@ -31,25 +31,60 @@ void cfsbw__account_add_h_nr(struct cfsbw_group *g, struct cfsbw_account *a,
 }
 
 /*
+ * R12, throttled_clock_needs_tasks (upstream): Linux 6.18 counts a
+ * throttled queue's time from when the throttle first takes a task off it
+ * (eb962f251fbb), so a queue throttled as its last task went to sleep
+ * counts nothing until a task wakes under it.  Called when a's count of runnable tasks went from before to what it
+ * is: if a is throttled and the count left or reached zero, its clock
+ * starts, or stops and what it counted is added.
+ */
+void cfsbw__account_throttled_clock(struct cfsbw_group *g,
+				    struct cfsbw_account *a, unsigned before,
+				    int64_t now_ns)
+{
+	if (!g->tree->steps->throttled_clock_needs_tasks ||
+	    (before == 0) == (a->h_nr_running == 0) || !account_is_throttled(a))
+		return;
+	spin_lock(&g->pool.lock);
+	if (account_is_throttled(a)) {
+		bool running = a->throttled_clock != CFSBW_CLOCK_STOPPED;
+		if (a->h_nr_running > 0 && !running) {
+			a->throttled_clock = now_ns;
+		} else if (a->h_nr_running == 0 && running) {
+			if (now_ns > a->throttled_clock)
+				g->pool.stats.throttled_time +=
+					(uint64_t)(now_ns - a->throttled_clock);
+			a->throttled_clock = CFSBW_CLOCK_STOPPED;
+		}
+	}
+	spin_unlock(&g->pool.lock);
+}
+
+/*
  * R9: add delta to each ancestor of g on rq up to and including the first
  * throttled one, whose own count still includes what is below it.
  */
-static void propagate_h_nr(struct cfsbw_group *g, unsigned rq, int delta)
+static void propagate_h_nr(struct cfsbw_group *g, unsigned rq, int delta,
+			   int64_t now_ns)
 {
 	for (struct cfsbw_group *p = g->parent; p && delta; p = p->parent) {
 		struct cfsbw_account *pa = group_acct(p, rq);
+		unsigned before = pa->h_nr_running;
 		cfsbw__account_add_h_nr(p, pa, delta);
-		if (account_is_throttled(pa))
+		if (account_is_throttled(pa)) {
+			cfsbw__account_throttled_clock(p, pa, before, now_ns);
 			break;
+		}
 	}
 }
 
-void cfsbw__hierarchy_throttle(struct cfsbw_group *g, unsigned rq)
+void cfsbw__hierarchy_throttle(struct cfsbw_group *g, unsigned rq,
+			       int64_t now_ns)
 {
 	for (struct cfsbw_group *d = g; d; d = group_next_pre(d, g))
 		atomic_fetch_add_explicit(&group_acct(d, rq)->throttle_count, 1,
 					  memory_order_relaxed);
-	propagate_h_nr(g, rq, -(int)group_acct(g, rq)->h_nr_running);
+	propagate_h_nr(g, rq, -(int)group_acct(g, rq)->h_nr_running, now_ns);
 }
 
 /*
@@ -80,7 +115,7 @@ void cfsbw__hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
 		atomic_fetch_sub_explicit(&group_acct(d, rq)->throttle_count, 1,
 					  memory_order_relaxed);
 	unsigned nr = group_acct(g, rq)->h_nr_running;
-	propagate_h_nr(g, rq, (int)nr);
+	propagate_h_nr(g, rq, (int)nr, now_ns);
 	if (nr)
 		start_ancestor_timers(g, rq, now_ns);
 }

@@ -132,6 +132,7 @@ static int64_t upstream_slack_timer_fire(struct cfsbw_group *g, int64_t now_ns)
 const struct cfsbw_policy_steps cfsbw__policy_upstream = {
 	POLICY_DEFAULTS(100, 5),
 	.has_burst = true,
+	.throttled_clock_needs_tasks = true,
 	/* account_reset NULL: an account starts with nothing assigned. */
 	.refill = upstream_refill,
 	.refresh = upstream_refresh,

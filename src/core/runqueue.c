@@ -11,9 +11,13 @@ void cfsbw_task_enqueue(struct cfsbw_group *g, unsigned rq, int64_t now_ns)
 	/* R9: count the task up to the first throttled level (seed 007). */
 	for (struct cfsbw_group *c = g; c; c = c->parent) {
 		struct cfsbw_account *a = group_acct(c, rq);
+		unsigned before = a->h_nr_running;
 		cfsbw__account_add_h_nr(c, a, 1);
-		if (account_is_throttled(a))
+		if (account_is_throttled(a)) {
+			/* R12: the first task waiting under it. */
+			cfsbw__account_throttled_clock(c, a, before, now_ns);
 			break;
+		}
 	}
 	/* R10: a runnable task starts its groups' period timers. */
 	for (struct cfsbw_group *b = group_first_limited(g); b; b = b->bw_up) {
@@ -34,14 +38,18 @@ void cfsbw_task_dequeue(struct cfsbw_group *g, unsigned rq, int64_t now_ns)
 	for (struct cfsbw_group *c = g; c; c = c->parent) {
 		struct cfsbw_account *a = group_acct(c, rq);
 		BUG_ON(a->h_nr_running == 0);
+		unsigned before = a->h_nr_running;
 		cfsbw__account_add_h_nr(c, a, -1);
 		bool stop = account_is_throttled(a);
 		/* upstream: an account that goes idle returns its slack. */
 		if (a->h_nr_running == 0 && !stop && group_limited(c) &&
 		    steps->went_idle)
 			steps->went_idle(c, a, now_ns);
-		if (stop)
+		if (stop) {
+			/* R12: the last task gone from under it. */
+			cfsbw__account_throttled_clock(c, a, before, now_ns);
 			break;
+		}
 	}
 }
 

@@ -21,9 +21,12 @@ void cfsbw__account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
 
 	BUG_ON(account_is_throttled(a));
 	atomic_store_explicit(&a->throttled, 1, memory_order_relaxed);
-	a->throttled_clock = now_ns;
+	a->throttled_clock = g->tree->steps->throttled_clock_needs_tasks &&
+					     a->h_nr_running == 0
+				     ? CFSBW_CLOCK_STOPPED
+				     : now_ns;
 	list_add_tail(&g->pool.throttled, &a->throttled_link);
-	cfsbw__hierarchy_throttle(g, rq);
+	cfsbw__hierarchy_throttle(g, rq, now_ns);
 	if (g->tree->ops.throttle)
 		g->tree->ops.throttle(g->tree->ctx, g, rq);
 }
@@ -33,7 +36,7 @@ static void account_leave_throttled(struct cfsbw_group *g,
 				    struct cfsbw_account *a, int64_t now_ns)
 {
 	BUG_ON(!account_is_throttled(a));
-	if (now_ns > a->throttled_clock)
+	if (a->throttled_clock != CFSBW_CLOCK_STOPPED && now_ns > a->throttled_clock)
 		g->pool.stats.throttled_time +=
 			(uint64_t)(now_ns - a->throttled_clock);
 	list_del(&a->throttled_link);
