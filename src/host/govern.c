@@ -117,33 +117,30 @@ static void cb_unthrottle(void *ctx, struct cfsbw_group *g, unsigned rq)
 	}
 }
 
-static struct host_group *timer_group(struct cfsbw_host *h,
-				      struct cfsbw_group *g)
+/* The core asks for one of g's two timers; both are armed the same way. */
+static void group_timer_start(struct cfsbw_host *h, struct cfsbw_group *g,
+			      enum host_gtimer_kind kind, int64_t expires_ns)
 {
 	struct host_group *grp = cfsbw_host__group_get(h, g);
-	if (!grp)
+	if (!grp) {
 		fprintf(stderr, "cfsbw: %s: out of memory for its timer: "
 				"its pool is not refilled\n",
 			cfsbw_group_path(g));
-	return grp;
+		return;
+	}
+	cfsbw_host__gtimer_set(h, grp, kind, expires_ns);
 }
 
 static void cb_period_timer_start(void *ctx, struct cfsbw_group *g,
 				  int64_t expires_ns)
 {
-	struct cfsbw_host *h = ctx;
-	struct host_group *grp = timer_group(h, g);
-	if (grp)
-		cfsbw_host__gtimer_set(h, grp, HOST_GT_PERIOD, expires_ns);
+	group_timer_start(ctx, g, HOST_GT_PERIOD, expires_ns);
 }
 
 static void cb_slack_timer_start(void *ctx, struct cfsbw_group *g,
 				 int64_t expires_ns)
 {
-	struct cfsbw_host *h = ctx;
-	struct host_group *grp = timer_group(h, g);
-	if (grp)
-		cfsbw_host__gtimer_set(h, grp, HOST_GT_SLACK, expires_ns);
+	group_timer_start(ctx, g, HOST_GT_SLACK, expires_ns);
 }
 
 const struct cfsbw_ops cfsbw_host__ops = {

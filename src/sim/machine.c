@@ -94,22 +94,26 @@ static void cb_unthrottle(void *ctx, struct cfsbw_group *cg, unsigned rq)
 	push_pending(ctx, cg, rq, SIM_OP_UNTHROTTLE);
 }
 
+/* A deadline the core asks for in the past fires now, never back in time. */
+static void arm_not_before_now(struct cfsbw_sim *s, struct sim_timer *t,
+			       int64_t expires_ns)
+{
+	cfsbw_sim__timer_arm(&s->evq, t,
+			     expires_ns < s->now ? s->now : expires_ns);
+}
+
 static void cb_period_timer_start(void *ctx, struct cfsbw_group *cg,
 				  int64_t expires_ns)
 {
-	struct cfsbw_sim *s = ctx;
 	struct sim_group *g = cfsbw_group_driver_data(cg);
-	cfsbw_sim__timer_arm(&s->evq, &g->period_timer,
-			     expires_ns < s->now ? s->now : expires_ns);
+	arm_not_before_now(ctx, &g->period_timer, expires_ns);
 }
 
 static void cb_slack_timer_start(void *ctx, struct cfsbw_group *cg,
 				 int64_t expires_ns)
 {
-	struct cfsbw_sim *s = ctx;
 	struct sim_group *g = cfsbw_group_driver_data(cg);
-	cfsbw_sim__timer_arm(&s->evq, &g->slack_timer,
-			     expires_ns < s->now ? s->now : expires_ns);
+	arm_not_before_now(ctx, &g->slack_timer, expires_ns);
 }
 
 const struct cfsbw_ops cfsbw_sim__core_ops = {
