@@ -125,19 +125,19 @@ int cfsbw_sim__replay_new_thread(struct replay *r, int64_t tid,
 	if (t->nr_threads == MAX_THREADS)
 		return cfsbw_sim__replay_fail(r, line, "more than %u threads",
 					      MAX_THREADS);
-	if (t->nr_threads == r->cap) {
-		size_t ncap = r->cap ? 2 * r->cap : 16;
-		struct cfsbw_sim_trace_thread *nt =
-			realloc(t->threads, ncap * sizeof(*nt));
-		if (!nt)
-			return replay_oom(r, line);
-		t->threads = nt;
-		struct replay_state *ns = realloc(r->st, ncap * sizeof(*ns));
-		if (!ns)
-			return replay_oom(r, line);
-		r->st = ns;
-		r->cap = ncap;
-	}
+	/* Two arrays, one capacity: r->cap moves only once both have room. */
+	size_t threads_cap = r->cap, st_cap = r->cap;
+	struct cfsbw_sim_trace_thread *nt = array_room(
+		t->threads, t->nr_threads, &threads_cap, sizeof(*nt), 16);
+	if (!nt)
+		return replay_oom(r, line);
+	t->threads = nt;
+	struct replay_state *ns =
+		array_room(r->st, t->nr_threads, &st_cap, sizeof(*ns), 16);
+	if (!ns)
+		return replay_oom(r, line);
+	r->st = ns;
+	r->cap = threads_cap;
 	size_t i = t->nr_threads;
 	struct cfsbw_sim_trace_thread *th = &t->threads[i];
 	memset(th, 0, sizeof(*th));
@@ -172,18 +172,14 @@ int cfsbw_sim__replay_step(struct replay *r, size_t idx,
 {
 	struct cfsbw_sim_trace_thread *th = &r->t->threads[idx];
 	struct replay_state *st = &r->st[idx];
-	if (th->nr_steps == st->cap_steps) {
-		if (th->nr_steps >= MAX_STEPS_TOTAL)
-			return cfsbw_sim__replay_fail(
-				r, line, "more than %u steps", MAX_STEPS_TOTAL);
-		size_t ncap = st->cap_steps ? 2 * st->cap_steps : 16;
-		struct cfsbw_sim_trace_step *ns =
-			realloc(th->steps, ncap * sizeof(*ns));
-		if (!ns)
-			return replay_oom(r, line);
-		th->steps = ns;
-		st->cap_steps = ncap;
-	}
+	if (th->nr_steps == st->cap_steps && th->nr_steps >= MAX_STEPS_TOTAL)
+		return cfsbw_sim__replay_fail(r, line, "more than %u steps",
+					      MAX_STEPS_TOTAL);
+	struct cfsbw_sim_trace_step *ns = array_room(
+		th->steps, th->nr_steps, &st->cap_steps, sizeof(*ns), 16);
+	if (!ns)
+		return replay_oom(r, line);
+	th->steps = ns;
 	th->steps[th->nr_steps] = *step;
 	th->steps[th->nr_steps].gate_progress_ns = -1;
 	th->nr_steps++;
