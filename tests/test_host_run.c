@@ -445,20 +445,46 @@ TEST(attach_to_a_process_making_threads, "R5 R13 cli")
 		struct run_result r;
 		host_run(args, &r);
 		int status;
-		waitpid(w, &status, 0);
+		struct rusage ru;
+		while (wait4(w, &status, 0, &ru) < 0 && errno == EINTR)
+			;
 		ASSERT_INT(r.exit_code, ==, 0);
 		ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		/*
+		 * cfsbw charged no more than the kernel counted for the whole
+		 * workload, its 50 ms before the attach included (as in the
+		 * other --pid tests: an over-use here would be a charge
+		 * counted twice, not CPU time the workload had).
+		 */
+		uint64_t kernel_ns =
+			(uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+				1000000000u +
+			(uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) *
+				1000u;
+		ASSERT_UINT(r.usage_ns, <=, kernel_ns + 2000000);
 		/*
 		 * R13, and what ran past the last throttle, not yet paid
 		 * back: up to a tick (4 ms) for each of its 3 threads, and
 		 * the tick of the clock read (0.086 s against 0.085 s once
-		 * with 10 ms, at a load average of 19).
+		 * with 10 ms, at a load average of 19).  Not cfsbw's wait
+		 * for a CPU: each new thread stops at its clone event until
+		 * cfsbw answers, so a late cfsbw holds this workload.
+		 * Measured 2026-12-04, 241 attaches beside a 2-thread busy
+		 * loop (gcc and clang): over 5 ms * (periods + 1) by
+		 * +0.0165 s at most, while cfsbw waited 0.05-0.40 s; the
+		 * excess grew with the threads made and the periods
+		 * throttled (correlation +0.6) and fell as cfsbw waited
+		 * more (-0.54).  CI once saw +0.0258 s (0.1008 s in 14
+		 * periods, 456 threads): not explained yet, so not allowed.
 		 */
 		double used = (double)r.usage_ns / 1e9;
-		printf("    attach %d: %.3f s used in %llu periods of 5 ms "
-		       "quota, %llu throttled\n",
+		printf("    attach %d: %.4f s used in %llu periods of 5 ms "
+		       "quota, %llu throttled, cfsbw waited %.1f ms, "
+		       "excess %.4f s\n",
 		       i, used, (unsigned long long)r.nr_periods,
-		       (unsigned long long)r.nr_throttled);
+		       (unsigned long long)r.nr_throttled,
+		       (double)r.cfsbw_wait_ns / 1e6,
+		       used - 0.005 * (double)(r.nr_periods + 1));
 		ASSERT_DBL(used, <=, 0.005 * (double)(r.nr_periods + 1) + 0.02);
 		ASSERT_UINT(r.nr_processes, ==, 1);
 		ASSERT_TRUE(r.usage_ns > 0);
