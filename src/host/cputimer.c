@@ -302,13 +302,18 @@ void cfsbw_host__charge_to(struct cfsbw_host *h, struct host_proc *p,
 	 * would), and what the process ran past the moment it was throttled is
 	 * kept as its own debt, charged in pieces once it runs again: from the
 	 * next period's pool, so nothing is lost (R13) and no refresh is
-	 * wasted on a debt of several slices.
+	 * wasted on a debt of several slices.  A piece is 1 ns short of a
+	 * slice, as a tick is shorter than one: the slice it draws (R6) then
+	 * leaves the account above zero whenever the pool has it.  A whole
+	 * slice charged to an account at zero (as a quota write leaves it,
+	 * R4) drew a slice and left it at zero: throttled again (R7) with
+	 * 890 ms in the pool, and held for the rest of the period.
 	 */
 	delta += p->debt_ns;
 	p->debt_ns = 0;
-	int64_t slice = cfsbw_tree_slice_ns(h->tree);
+	int64_t piece_max_ns = cfsbw_tree_slice_ns(h->tree) - 1;
 	while (delta > 0) {
-		int64_t piece = delta < slice ? delta : slice;
+		int64_t piece = delta < piece_max_ns ? delta : piece_max_ns;
 		if (p->throttled)
 			break;
 		delta -= piece;
