@@ -103,7 +103,7 @@ static bool limited_above(const struct cfsbw_group *g)
  * runtime that nobody has been promised (shared with the group's running
  * processes that hold no promise, two slices kept for them when there are
  * any): the process may draw that much before the driver needs to look.
- * When it fires, what it ran is charged in pieces of at most a slice, each
+ * When it fires, what it ran is charged in pieces shorter than a slice, each
  * drawing from the pool as a tick would (R6), so the core sees the same
  * draws, later.  A busy process at 50 % of a CPU, period 100 ms, wakes the
  * driver 3 times a period instead of 7 (docs/host.md, section 2).
@@ -297,7 +297,7 @@ void cfsbw_host__charge_to(struct cfsbw_host *h, struct host_proc *p,
 	 * dry asks for one slice having used at most a tick more, and its debt
 	 * is under a slice: the one slice a v4 refresh gives (R10) clears it.
 	 * The driver learns later than a tick when the machine is busy or the
-	 * process has several threads, so it charges in pieces of at most a
+	 * process has several threads, so it charges in pieces shorter than a
 	 * slice (each piece that empties the account draws a slice, as ticks
 	 * would), and what the process ran past the moment it was throttled is
 	 * kept as its own debt, charged in pieces once it runs again: from the
