@@ -226,6 +226,12 @@ TEST(rtapp_unsupported_fields_are_errors, "issue-14")
 	ASSERT_BAD("{\"tasks\": {\"a\": {\"run\": 5\n\n}", 3, "expected ','");
 	ASSERT_BAD("{\"tasks\":\n {\"a\": [1, 2}}", 2, "expected ','");
 	ASSERT_BAD("{\"tasks\": {}}", 1, "one or more tasks");
+	/* Runs with no sleep between them fill no steps: the loops are
+	 * bounded by the events they expand to (fuzz_replay's hang). */
+	ASSERT_BAD("{\"tasks\": {\"req\": {\"loop\": 30000, \"phases\": "
+		   "{\"p1\": {\"loop\": 3076588588745941901,\n\"run\": 5040, "
+		   "\"sleep\": 0}}}}}",
+		   2, "more than 8000000 events");
 }
 
 /* Build and run sc; the line's result. */

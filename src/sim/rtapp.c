@@ -28,6 +28,14 @@
 #include "sim/replay.h"
 
 #define MAX_STEPS_PER_TASK 2000000u
+/*
+ * Events a task's loops may expand to.  Steps alone do not bound the
+ * expansion: runs with no sleep between them add up in one step, so a
+ * phase of {"run", "sleep": 0} looped 3e18 times never filled the steps
+ * and its reader spun for ever (found by fuzz_replay).  Bounded, a step's
+ * run or sleep is at most MAX_EVENTS_PER_TASK hours, far from overflow.
+ */
+#define MAX_EVENTS_PER_TASK (4u * MAX_STEPS_PER_TASK)
 #define MAX_US (3600LL * 1000000) /* one hour */
 
 struct rt_builder {
@@ -40,6 +48,7 @@ struct rt_builder {
 	const char *timer_ref;
 	int64_t lead_ns;     /* sleep before the first run */
 	bool any_run;
+	unsigned nr_events;  /* events expanded so far, all loops counted */
 };
 
 static int rfail(struct replay *r, const struct json_value *v,
@@ -139,6 +148,12 @@ static int event(struct rt_builder *b, const char *key,
 	struct replay *r = b->r;
 	int64_t ns = 0;
 	int rc;
+	if (++b->nr_events > MAX_EVENTS_PER_TASK)
+		return cfsbw_sim__replay_fail(
+			r, v->line,
+			"the task expands to more than %u events: "
+			"lower its loops",
+			MAX_EVENTS_PER_TASK);
 	bool runtime = !strncmp(key, "runtime", 7);
 	if (runtime || !strncmp(key, "run", 3)) {
 		if ((rc = us_field(r, v, key, &ns)))
