@@ -323,7 +323,13 @@ static int attach_threads(struct recorder *rec, pid_t pid, char *err,
 			}
 			char comm[16];
 			read_comm(pid, tid, comm, sizeof comm);
-			new_thread(rec, tid, pid, comm, 0);
+			/* its trace starts at 0, but a switch out with no
+			 * switch in before it closes a run that began no
+			 * earlier than now: the thread may have waited for
+			 * a CPU between 0 and its event's opening */
+			long i = new_thread(rec, tid, pid, comm, 0);
+			if (i >= 0)
+				rec->threads[i].first_ns = mono_ns() - rec->t0;
 			added = true;
 		}
 		closedir(d);

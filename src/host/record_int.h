@@ -90,7 +90,7 @@ void cfsbw_host__poll_close(struct rec_poll *p);
 struct thread {
 	pid_t tid, pid;
 	char comm[16];
-	int64_t first_ns; /* when it was first seen */
+	int64_t first_ns; /* its events exist from then on */
 	int64_t in_ns;    /* switched in at; -1: not running */
 	bool exited;
 };
