@@ -63,6 +63,12 @@ void cfsbw__account_throttled_clock(struct cfsbw_group *g,
 /*
  * R9: add delta to each ancestor of g on rq up to and including the first
  * throttled one, whose own count still includes what is below it.
+ *
+ * R10: tasks that reappear (delta > 0) under limited ancestors are tasks of
+ * those groups becoming runnable: their period timers start if stopped, up
+ * to the same first throttled ancestor, which still hides them (only a
+ * limited group is ever throttled).  Takes the ancestors' pool locks while
+ * the caller holds g's (descendant first).
  */
 static void propagate_h_nr(struct cfsbw_group *g, unsigned rq, int delta,
 			   int64_t now_ns)
@@ -71,6 +77,13 @@ static void propagate_h_nr(struct cfsbw_group *g, unsigned rq, int delta,
 		struct cfsbw_account *pa = group_acct(p, rq);
 		unsigned before = pa->h_nr_running;
 		cfsbw__account_add_h_nr(p, pa, delta);
+		if (delta > 0 && group_limited(p) &&
+		    !atomic_load_explicit(&p->pool.timer_active,
+					  memory_order_relaxed)) {
+			spin_lock(&p->pool.lock);
+			cfsbw__pool_start_timer(p, now_ns);
+			spin_unlock(&p->pool.lock);
+		}
 		if (account_is_throttled(pa)) {
 			cfsbw__account_throttled_clock(p, pa, before, now_ns);
 			break;
@@ -87,35 +100,11 @@ void cfsbw__hierarchy_throttle(struct cfsbw_group *g, unsigned rq,
 	propagate_h_nr(g, rq, -(int)group_acct(g, rq)->h_nr_running, now_ns);
 }
 
-/*
- * R10: tasks that reappear under limited ancestors are tasks of those
- * groups becoming runnable: their period timers start if stopped.  Up to
- * the first throttled ancestor, which still hides them.  Takes the
- * ancestors' pool locks while the caller holds g's (descendant first).
- */
-static void start_ancestor_timers(struct cfsbw_group *g, unsigned rq,
-				  int64_t now_ns)
-{
-	for (struct cfsbw_group *p = g->bw_up; p; p = p->bw_up) {
-		if (!atomic_load_explicit(&p->pool.timer_active,
-					  memory_order_relaxed)) {
-			spin_lock(&p->pool.lock);
-			cfsbw__pool_start_timer(p, now_ns);
-			spin_unlock(&p->pool.lock);
-		}
-		if (account_is_throttled(group_acct(p, rq)))
-			break;
-	}
-}
-
 void cfsbw__hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
 			    int64_t now_ns)
 {
 	for (struct cfsbw_group *d = g; d; d = group_next_pre(d, g))
 		atomic_fetch_sub_explicit(&group_acct(d, rq)->throttle_count, 1,
 					  memory_order_relaxed);
-	unsigned nr = group_acct(g, rq)->h_nr_running;
-	propagate_h_nr(g, rq, (int)nr, now_ns);
-	if (nr)
-		start_ancestor_timers(g, rq, now_ns);
+	propagate_h_nr(g, rq, (int)group_acct(g, rq)->h_nr_running, now_ns);
 }
