@@ -17,33 +17,30 @@
 #include "cli/cli.h"
 #include "daemon/daemon.h"
 
-static const char ctl_usage[] =
-	"usage: cfsbw ctl [--socket PATH] REQUEST\n"
-	"\n"
-	"requests:\n"
-	"  mkdir PATH               create a group (/web, /tenant/web)\n"
-	"  rmdir PATH               remove an empty group\n"
-	"  ls [PATH]                the groups under PATH (default /)\n"
-	"  get PATH FILE            a file's contents (cpu.stat, cgroup.procs...)\n"
-	"  set PATH FILE VALUE...   write a file (\"50000 100000\" to cpu.max)\n"
-	"  move PID PATH            move a process, all its threads, to PATH\n"
-	"  stat [PATH]              one line of figures per group\n"
-	"\n"
-	"Exit status: 0 done, 1 failed (the error is named), 2 bad usage or a\n"
-	"rejected value.  The socket: --socket, else as cfsbw daemon's default.\n";
+/* The requests' lines come from the daemon's own table (socket.c). */
+static void ctl_usage(FILE *out)
+{
+	fputs("usage: cfsbw ctl [--socket PATH] REQUEST\n\nrequests:\n", out);
+	cfsbw_daemon_print_requests(out);
+	fputs("\nExit status: 0 done, 1 failed (the error is named), 2 bad "
+	      "usage or a\nrejected value.  The socket: --socket, else as "
+	      "cfsbw daemon's default.\n", out);
+}
 
 int cli_ctl_main(int argc, char **argv)
 {
 	const char *sock = NULL;
 	int i = 1;
-	if (i < argc && cli_is_help(argv[i], ctl_usage))
+	if (i < argc && (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))) {
+		ctl_usage(stdout);
 		return 0;
+	}
 	if (i + 1 < argc && !strcmp(argv[i], "--socket")) {
 		sock = argv[i + 1];
 		i += 2;
 	}
 	if (i >= argc) {
-		fputs(ctl_usage, stderr);
+		ctl_usage(stderr);
 		return 2;
 	}
 	char request[CFSBW_DAEMON_MAX_LINE];

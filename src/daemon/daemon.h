@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "cfsbw.h"
@@ -142,5 +143,8 @@ int cfsbw_daemon_connect(const char *path);
  * negative errno when the daemon could not be reached.
  */
 int cfsbw_daemon_call(int fd, const char *request, char **reply);
+/* The requests, a line each ("  mkdir PATH    create a group ..."), for
+ * a client's help. */
+void cfsbw_daemon_print_requests(FILE *out);
 
 #endif

@@ -96,108 +96,166 @@ static char *next_word(char **p)
 	return s;
 }
 
+/* One request being served: its words after the verb, split as needed. */
+struct request {
+	struct cfsbw_daemon *d;
+	const char *verb;
+	char *path; /* the first word after the verb, or NULL */
+	char *rest; /* what follows it */
+	pid_t peer;
+	struct cfsbw_daemon__buf *reply;
+};
+
+static int serve_list(struct request *rq)
+{
+	struct cfsbw_group *g = cfsbw_group_find(rq->d->tree,
+						 rq->path ? rq->path : "/");
+	if (!g) {
+		put_error(rq->reply, rq->path, -ENOENT);
+		return -ENOENT;
+	}
+	if (rq->verb[0] == 'l') {
+		list_tree(g, rq->reply);
+	} else {
+		cfsbw_daemon__buf_printf(rq->reply,
+					 "# path quota_us period_us nr_periods "
+					 "nr_throttled throttled_time_ns "
+					 "usage_ns nr_procs\n");
+		stat_tree(rq->d, g, rq->reply);
+	}
+	return rq->reply->failed ? -ENOMEM : 0;
+}
+
+static int serve_mkdir_rmdir(struct request *rq)
+{
+	int err = rq->verb[0] == 'm' ? cfsbw_daemon_mkdir(rq->d, rq->path)
+				     : cfsbw_daemon_rmdir(rq->d, rq->path);
+	if (err) {
+		char what[4200];
+		snprintf(what, sizeof what, "%s %s", rq->verb, rq->path);
+		put_error(rq->reply, what, err);
+	}
+	return err;
+}
+
+static int serve_get(struct request *rq)
+{
+	char *file = next_word(&rq->rest);
+	char *text;
+	long n = file ? cfsbw_daemon_read(rq->d, rq->path, file, &text)
+		      : -EINVAL;
+	if (n < 0) {
+		char what[4200];
+		file_path(what, sizeof what, rq->path, file ? file : "");
+		put_error(rq->reply, what, (int)n);
+		return (int)n;
+	}
+	cfsbw_daemon__buf_add(rq->reply, text, (size_t)n);
+	free(text);
+	return rq->reply->failed ? -ENOMEM : 0;
+}
+
+static int serve_set(struct request *rq)
+{
+	char *file = next_word(&rq->rest);
+	const char *value = rq->rest + strspn(rq->rest, " \t");
+	const char *rule = NULL;
+	int err = file ? cfsbw_daemon_write(rq->d, rq->path, file, value,
+					    rq->peer, &rule)
+		       : -EINVAL;
+	if (!err)
+		return 0;
+	char what[4200];
+	file_path(what, sizeof what, rq->path, file ? file : "");
+	if (err == -EINVAL || err == -ERANGE)
+		cfsbw_daemon__buf_printf(rq->reply, "%s: '%s' rejected: %s%s%s\n",
+					 what, value, strerror(-err),
+					 rule ? "; " : "", rule ? rule : "");
+	else
+		put_error(rq->reply, what, err);
+	return err;
+}
+
+/* "move PID PATH": the PID is the first word; 0 is the client itself. */
+static int serve_move(struct request *rq)
+{
+	char *to = next_word(&rq->rest);
+	char *end;
+	long pid = strtol(rq->path, &end, 10);
+	if (!to || *end || pid < 0 || pid > 0x7fffffff) {
+		cfsbw_daemon__buf_printf(rq->reply,
+					 "move: expected 'move PID PATH'\n");
+		return -EINVAL;
+	}
+	if (pid == 0)
+		pid = rq->peer;
+	int err = cfsbw_daemon_move(rq->d, (pid_t)pid, to);
+	if (err) {
+		char what[4200];
+		snprintf(what, sizeof what, "move %ld to %s", pid, to);
+		put_error(rq->reply, what, err);
+		struct cfsbw_daemon *d = rq->d;
+		if (err == -EPERM && d->drv && d->drv->place_reason)
+			cfsbw_daemon__buf_printf(rq->reply, "%s\n",
+						 d->drv->place_reason(d->drv_ctx));
+	}
+	return err;
+}
+
+/* The requests: what the socket serves and what `cfsbw ctl --help` says. */
+static const struct request_kind {
+	const char *verb, *args, *what;
+	bool path_optional;
+	int (*serve)(struct request *rq);
+} requests[] = {
+	{"mkdir", "PATH", "create a group (/web, /tenant/web)", false,
+	 serve_mkdir_rmdir},
+	{"rmdir", "PATH", "remove an empty group", false, serve_mkdir_rmdir},
+	{"ls", "[PATH]", "the groups under PATH (default /)", true,
+	 serve_list},
+	{"get", "PATH FILE", "a file's contents (cpu.stat, cgroup.procs...)",
+	 false, serve_get},
+	{"set", "PATH FILE VALUE...",
+	 "write a file (\"50000 100000\" to cpu.max)", false, serve_set},
+	{"move", "PID PATH", "move a process, all its threads, to PATH", false,
+	 serve_move},
+	{"stat", "[PATH]", "one line of figures per group", true, serve_list},
+};
+
+void cfsbw_daemon_print_requests(FILE *out)
+{
+	for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++) {
+		char head[64];
+		snprintf(head, sizeof head, "%s %s", requests[i].verb,
+			 requests[i].args);
+		fprintf(out, "  %-24s %s\n", head, requests[i].what);
+	}
+}
+
 int cfsbw_daemon__request(struct cfsbw_daemon *d, const char *request,
 			  struct cfsbw_daemon__buf *reply, pid_t peer)
 {
 	char line[CFSBW_DAEMON_MAX_LINE];
 	snprintf(line, sizeof line, "%s", request);
 	line[strcspn(line, "\r\n")] = '\0';
-	char *p = line;
-	char *verb = next_word(&p);
-	char *path = verb ? next_word(&p) : NULL;
-	char what[4200];
-	int err;
+	struct request rq = {.d = d, .rest = line, .peer = peer,
+			     .reply = reply};
+	char *verb = next_word(&rq.rest);
 	if (!verb) {
 		cfsbw_daemon__buf_printf(reply, "empty request\n");
 		return -EINVAL;
 	}
-	if (!strcmp(verb, "ls") || !strcmp(verb, "stat")) {
-		struct cfsbw_group *g =
-			cfsbw_group_find(d->tree, path ? path : "/");
-		if (!g) {
-			put_error(reply, path, -ENOENT);
-			return -ENOENT;
-		}
-		if (!strcmp(verb, "ls"))
-			list_tree(g, reply);
-		else {
-			cfsbw_daemon__buf_printf(
-				reply, "# path quota_us period_us nr_periods "
-				       "nr_throttled throttled_time_ns "
-				       "usage_ns nr_procs\n");
-			stat_tree(d, g, reply);
-		}
-		return reply->failed ? -ENOMEM : 0;
-	}
-	if (!path) {
-		cfsbw_daemon__buf_printf(reply, "%s: a path is missing\n", verb);
-		return -EINVAL;
-	}
-	if (!strcmp(verb, "mkdir") || !strcmp(verb, "rmdir")) {
-		err = verb[0] == 'm' ? cfsbw_daemon_mkdir(d, path)
-				     : cfsbw_daemon_rmdir(d, path);
-		if (err) {
-			snprintf(what, sizeof what, "%s %s", verb, path);
-			put_error(reply, what, err);
-		}
-		return err;
-	}
-	if (!strcmp(verb, "get")) {
-		char *file = next_word(&p);
-		char *text;
-		long n = file ? cfsbw_daemon_read(d, path, file, &text)
-			      : -EINVAL;
-		if (n < 0) {
-			file_path(what, sizeof what, path, file ? file : "");
-			put_error(reply, what, (int)n);
-			return (int)n;
-		}
-		cfsbw_daemon__buf_add(reply, text, (size_t)n);
-		free(text);
-		return reply->failed ? -ENOMEM : 0;
-	}
-	if (!strcmp(verb, "set")) {
-		char *file = next_word(&p);
-		const char *value = p + strspn(p, " \t");
-		const char *rule = NULL;
-		err = file ? cfsbw_daemon_write(d, path, file, value, peer,
-						&rule)
-			   : -EINVAL;
-		if (err) {
-			file_path(what, sizeof what, path, file ? file : "");
-			if (err == -EINVAL || err == -ERANGE)
-				cfsbw_daemon__buf_printf(
-					reply, "%s: '%s' rejected: %s%s%s\n",
-					what, value, strerror(-err),
-					rule ? "; " : "", rule ? rule : "");
-			else
-				put_error(reply, what, err);
-		}
-		return err;
-	}
-	if (!strcmp(verb, "move")) {
-		/* "move PID PATH" (path is the PID's word here). */
-		char *pid_text = path;
-		char *to = next_word(&p);
-		char *end;
-		long pid = strtol(pid_text, &end, 10);
-		if (!to || *end || pid < 0 || pid > 0x7fffffff) {
-			cfsbw_daemon__buf_printf(reply, "move: expected "
-							"'move PID PATH'\n");
+	rq.verb = verb;
+	rq.path = next_word(&rq.rest);
+	for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++) {
+		if (strcmp(verb, requests[i].verb))
+			continue;
+		if (!rq.path && !requests[i].path_optional) {
+			cfsbw_daemon__buf_printf(reply, "%s: a path is "
+							"missing\n", verb);
 			return -EINVAL;
 		}
-		if (pid == 0)
-			pid = peer;
-		err = cfsbw_daemon_move(d, (pid_t)pid, to);
-		if (err) {
-			snprintf(what, sizeof what, "move %ld to %s", pid, to);
-			put_error(reply, what, err);
-			if (err == -EPERM && d->drv && d->drv->place_reason)
-				cfsbw_daemon__buf_printf(
-					reply, "%s\n",
-					d->drv->place_reason(d->drv_ctx));
-		}
-		return err;
+		return requests[i].serve(&rq);
 	}
 	cfsbw_daemon__buf_printf(reply, "unknown request '%s'\n", verb);
 	return -EINVAL;
