@@ -12,7 +12,9 @@
  *   run.c       ticks, timers, the run
  *   setup.c     building the machine from a scenario, memory
  *   workload.c  busy, duty, requests, trace; latencies
- *   scenario.c  scenario and trace text
+ *   scenario.c  a scenario's life; its text into lines of words
+ *   scenario_directives.c  what each line of a scenario says
+ *   trace_csv.c run_us,sleep_us trace text
  *   report.c    text and JSON reports
  *
  * Everything runs on one thread; time is int64_t nanoseconds of simulated
@@ -419,5 +421,40 @@ void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l);
 void cfsbw_sim__line_latency(const struct sim_line *l,
 			     struct cfsbw_sim_latency *out);
+
+/* ---- scenario and trace text (scenario.c) ------------------------------ */
+
+/* Fill err (when not NULL) with the line and the message; returns -EINVAL. */
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 3, 4)))
+#endif
+int cfsbw_sim__input_fail(struct cfsbw_sim_error *err, unsigned line,
+			  const char *fmt, ...);
+/* "out of memory" at the line; returns -ENOMEM. */
+int cfsbw_sim__input_oom(struct cfsbw_sim_error *err, unsigned line);
+
+/* One line of a scenario that has words: word[0] is its directive. */
+typedef int cfsbw_sim__words_fn(void *ctx, unsigned line, char **word,
+				int nr_words);
+/*
+ * Split text into lines ('#' starts a comment) and each line into words
+ * separated by white space; call fn for each line with words, stopping at
+ * the first that returns non-zero.  Clears err first.  Returns 0, fn's
+ * result, or -EINVAL for a line too long or of too many words.
+ */
+int cfsbw_sim__scenario_read_words(const char *text,
+				   struct cfsbw_sim_error *err,
+				   cfsbw_sim__words_fn *fn, void *ctx);
+
+/* A decimal integer in [lo, hi] (kstrtoull's rules: common/helpers.h). */
+static inline bool sim_parse_uint(const char *s, uint64_t lo, uint64_t hi,
+				  uint64_t *out)
+{
+	uint64_t v;
+	if (parse_u64(s, &v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
 
 #endif /* CFSBW_SIM_INT_H */
