@@ -40,6 +40,7 @@
 #define CFSBW_SIM_MAX_DURATION_NS (INT64_C(1) << 62)
 #define CFSBW_SIM_DEFAULT_MAX_EVENTS UINT64_C(1000000000)
 #define CFSBW_SIM_MAX_RATE_PER_SEC 1000000000u
+#define CFSBW_SIM_MAX_WAKEUP_LATENCY_NS INT64_C(1000000000)
 
 /* Workloads: X(enum suffix, name in scenario files) */
 #define CFSBW_SIM_WORKLOAD_MAP(X)                                              \
@@ -163,6 +164,9 @@ struct cfsbw_sim_scenario {
 	uint64_t seed;            /* default 1 */
 	uint64_t max_events;      /* CFSBW_SIM_DEFAULT_MAX_EVENTS */
 	enum cfsbw_policy policy; /* default v4 */
+	/* How late a sleeping task's own timer makes it runnable (Linux's
+	 * timer slack plus the wake-up of an idle CPU); default 0 */
+	int64_t wakeup_latency_ns;
 	/* The run ends once every task has exited (replays), at the latest
 	 * at duration_ns; the report's duration is then the last exit. */
 	bool until_done;

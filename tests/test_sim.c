@@ -299,6 +299,32 @@ TEST(requests_latency_is_service_time_when_alone, "section-7")
 	run_end(&r);
 }
 
+/*
+ * wakeup_latency: a duty task's sleep ends that much late (timer slack,
+ * leaving idle); its latency counts from when the sleep was due, so alone
+ * on a CPU a 3 ms run takes 3.1 ms, and each cycle 10.1 ms.
+ */
+TEST(duty_wakes_late_by_the_wakeup_latency, "section-7")
+{
+	static const char *const text[2] = {
+		"cpus 1\nduration 10s\ntask / duty run=3ms sleep=7ms\n",
+		"cpus 1\nduration 10s\nwakeup_latency 100us\n"
+		"task / duty run=3ms sleep=7ms\n"};
+	for (int late = 0; late < 2; late++) {
+		struct run r;
+		ASSERT_INT(run_start(&r, text[late]), ==, 0);
+		struct cfsbw_sim_line_result l;
+		cfsbw_sim_line_result(r.s, 0, &l);
+		int64_t cycle_us = late ? 10100 : 10000;
+		ASSERT_INT(l.latency.p50_ns, ==, late ? 3100000 : 3000000);
+		ASSERT_INT(l.latency.max_ns, ==, late ? 3100000 : 3000000);
+		ASSERT_UINT(l.completed, ==,
+			    (uint64_t)(10000000 / cycle_us));
+		ASSERT_NEAR(cores(&r, "/"), 3000.0 / (double)cycle_us, 0.001);
+		run_end(&r);
+	}
+}
+
 TEST(throttling_stretches_latency_by_the_period, "R7 R10")
 {
 	struct run r;
@@ -823,6 +849,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(woken_task_goes_to_an_idle_cpu)
 	  TEST_ENTRY(duty_phase_puts_tasks_out_of_step)
 	  TEST_ENTRY(requests_latency_is_service_time_when_alone)
+	  TEST_ENTRY(duty_wakes_late_by_the_wakeup_latency)
 	  TEST_ENTRY(throttling_stretches_latency_by_the_period)
 	  TEST_ENTRY(exponential_samples_have_the_right_mean)
 	  TEST_ENTRY(timeline_rows_add_up_to_the_report)

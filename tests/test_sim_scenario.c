@@ -410,6 +410,11 @@ TEST(hostile_scenarios_are_refused_naming_the_line, "section-7 issue-16")
 			&e),
 		   ==, 0);
 	ASSERT_ERROR("max_events 0\n", 1, "max_events '0'");
+	/* a wake-up latency is a duration of at most a second, once */
+	ASSERT_ERROR("wakeup_latency 100\n", 1, "wakeup_latency '100'");
+	ASSERT_ERROR("seed 2\nwakeup_latency 2s\n", 2, "at most 1s");
+	ASSERT_ERROR("wakeup_latency 1ms\nwakeup_latency 1ms\n", 2,
+		     "wakeup_latency");
 	/* 18446744073710/s wrapped to 0.45/s and was accepted */
 	ASSERT_ERROR("task / requests rate=18446744073710/s service=1ms\n", 1,
 		     "to 1000000000/s");

@@ -2,12 +2,13 @@
  * scenario_directives.c - what each line of a scenario says: the table of
  * directives (docs/sim.md) and the reader of each.
  *
- * A setting (cpus, hz, duration, seed, policy, max_events) is one value,
- * given at most once; sysctl, group and task lines may repeat.  Values
- * that belong to the core (group files, sysctls) are kept as text and
- * written through the core's file interface by cfsbw_sim_create(), so
- * that the core's own validation (R2) is the one that applies.  Every
- * error names the line and quotes the offending text.
+ * A setting (cpus, hz, duration, seed, policy, max_events,
+ * wakeup_latency) is one value, given at most once; sysctl, group and
+ * task lines may repeat.  Values that belong to the core (group files,
+ * sysctls) are kept as text and written through the core's file
+ * interface by cfsbw_sim_create(), so that the core's own validation (R2)
+ * is the one that applies.  Every error names the line and quotes the
+ * offending text.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -65,6 +66,10 @@ static const struct directive {
 	 .valid = "v4, upstream or hardlimits"},
 	{.name = "max_events", .read_value = read_uint, SETTING(max_events),
 	 .min = 1, .max = UINT64_MAX, .valid = "an integer above 0"},
+	{.name = "wakeup_latency", .read_value = read_duration,
+	 SETTING(wakeup_latency_ns), .min = 0,
+	 .max = CFSBW_SIM_MAX_WAKEUP_LATENCY_NS,
+	 .valid = "a duration with a unit (ns, us, ms, s), at most 1s"},
 	{.name = "sysctl", .read_line = read_sysctl},
 	{.name = "group", .read_line = read_group},
 	{.name = "task", .read_line = read_task},

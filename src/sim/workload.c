@@ -216,6 +216,21 @@ static void arm_wake(struct cfsbw_sim *s, struct sim_task *t, int64_t when)
 	cfsbw_sim__timer_arm(&s->evq, &t->wake, when);
 }
 
+/*
+ * A duty task's sleep ends the scenario's wakeup_latency after it was due:
+ * Linux lets a normal task's timer fire up to its timer slack (50 us)
+ * late, and an idle CPU takes its time to wake.  Its latency still counts
+ * from when the sleep was due (t->cycle_start).  Without it a cycle as
+ * long as the period stays in step with it forever, which the kernel's
+ * never does (docs/sim.md, "Fidelity").  Traces keep their own sleeps: a
+ * recorded one already holds the latency of the machine it ran on.
+ */
+static void arm_sleep_end(struct cfsbw_sim *s, struct sim_task *t,
+			  int64_t due)
+{
+	arm_wake(s, t, due + s->sc->wakeup_latency_ns);
+}
+
 /* A task has no more work: it leaves the machine for good. */
 static void task_exit(struct cfsbw_sim *s, struct sim_task *t)
 {
@@ -277,7 +292,8 @@ void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t)
 			phase = (int64_t)(cfsbw_sim__rng_next(&s->rng) %
 					  (uint64_t)cycle);
 		if (phase > 0) {
-			arm_wake(s, t, s->now + phase);
+			t->cycle_start = s->now + phase;
+			arm_sleep_end(s, t, t->cycle_start);
 			break;
 		}
 		t->burst_left = ts->run_ns;
@@ -324,8 +340,7 @@ void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t)
 	const struct cfsbw_sim_task_spec *ts = t->spec;
 	switch (ts->workload) {
 	case CFSBW_SIM_WL_DUTY:
-		t->burst_left = ts->run_ns;
-		t->cycle_start = s->now;
+		t->burst_left = ts->run_ns; /* cycle_start: when it was due */
 		cfsbw_sim__task_wake(s, t);
 		break;
 	case CFSBW_SIM_WL_TRACE:
@@ -410,7 +425,8 @@ void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t)
 		l->completed++;
 		cfsbw_sim__line_record(s, l, s->now - t->cycle_start);
 		cfsbw_sim__task_sleep(s, t);
-		arm_wake(s, t, s->now + ts->sleep_ns);
+		t->cycle_start = s->now + ts->sleep_ns;
+		arm_sleep_end(s, t, t->cycle_start);
 		break;
 	case CFSBW_SIM_WL_REQUESTS:
 		l->completed++;
