@@ -248,34 +248,46 @@ struct cfsbw_group *cfsbw_host_group_of(struct cfsbw_host *h, pid_t pid)
 	return t->proc->grp->g;
 }
 
-int cfsbw_host_for_each_proc(struct cfsbw_host *h, struct cfsbw_group *g,
+/* fn for p itself or for each of its threads: what a group's cgroup.procs
+ * and tasks list (SPEC section 8). */
+static int proc_for_each_pid(const struct host_proc *p, bool threads,
 			     int (*fn)(void *ctx, pid_t pid), void *ctx)
 {
-	struct host_group *grp = grp_of(h, g);
-	if (!grp)
-		return 0;
-	list_for_each_entry(p, &grp->procs, struct host_proc, grp_link) {
-		int rc = fn(ctx, p->pid);
+	if (!threads)
+		return fn(ctx, p->pid);
+	for (const struct host_thread *t = p->threads; t; t = t->proc_next) {
+		int rc = fn(ctx, t->tid);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-int cfsbw_host_for_each_thread(struct cfsbw_host *h, struct cfsbw_group *g,
-			       int (*fn)(void *ctx, pid_t tid), void *ctx)
+static int group_for_each_pid(struct cfsbw_host *h, struct cfsbw_group *g,
+			      bool threads, int (*fn)(void *ctx, pid_t pid),
+			      void *ctx)
 {
 	struct host_group *grp = grp_of(h, g);
 	if (!grp)
 		return 0;
 	list_for_each_entry(p, &grp->procs, struct host_proc, grp_link) {
-		for (struct host_thread *t = p->threads; t; t = t->proc_next) {
-			int rc = fn(ctx, t->tid);
-			if (rc)
-				return rc;
-		}
+		int rc = proc_for_each_pid(p, threads, fn, ctx);
+		if (rc)
+			return rc;
 	}
 	return 0;
+}
+
+int cfsbw_host_for_each_proc(struct cfsbw_host *h, struct cfsbw_group *g,
+			     int (*fn)(void *ctx, pid_t pid), void *ctx)
+{
+	return group_for_each_pid(h, g, false, fn, ctx);
+}
+
+int cfsbw_host_for_each_thread(struct cfsbw_host *h, struct cfsbw_group *g,
+			       int (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	return group_for_each_pid(h, g, true, fn, ctx);
 }
 
 unsigned cfsbw_host_group_nr_procs(const struct cfsbw_host *h,
