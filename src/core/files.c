@@ -20,12 +20,25 @@
 /* A value whose nanoseconds would not fit in int64_t is not a time (R2). */
 #define MAX_US (INT64_MAX / CFSBW_NSEC_PER_USEC)
 
-typedef int file_read_fn(struct cfsbw_group *g, char *buf, size_t size);
-typedef int file_write_fn(struct cfsbw_group *g, const char *text,
-			  int64_t now_ns);
+/*
+ * R3: a group's bandwidth as its files show it, in microseconds: the
+ * period, the quota (-1: unlimited) and the burst.  cpu.cfs_period_us,
+ * cpu.cfs_quota_us (cpu.cfs_runtime_us) and cpu.cfs_burst_us each show
+ * one of them; a write replaces that one and keeps the others, and the
+ * whole is validated again (R2), as tg_set_bandwidth does.
+ */
+enum bw_value { BW_NONE = -1, BW_PERIOD, BW_QUOTA, BW_BURST, NR_BW_VALUES };
+
+struct file_entry;
+/* A file's handlers get its entry: the bandwidth files share theirs. */
+typedef int file_read_fn(struct cfsbw_group *g, const struct file_entry *f,
+			 char *buf, size_t size);
+typedef int file_write_fn(struct cfsbw_group *g, const struct file_entry *f,
+			  const char *text, int64_t now_ns);
 
 /*
- * The files: X(id, name, policies that have it, read, write, rule).
+ * The files: X(id, name, policies that have it, read, write, the
+ * bandwidth value it shows, rule).
  * cpu.cfs_runtime_us is hard limits' name for its per-runqueue runtime;
  * that policy also answers to cpu.cfs_quota_us so that one scenario can be
  * run under every policy.  The rule is what a valid write looks like: the
@@ -35,25 +48,27 @@ typedef int file_write_fn(struct cfsbw_group *g, const char *text,
 	"R2: a finite quota is a whole number of microseconds from 1000 "     \
 	"(1ms) to 2^44-1; a negative value means no limit"
 #define FILE_MAP(X)                                                            \
-	X(QUOTA, "cpu.cfs_quota_us", P_ALL, quota_read, quota_write,           \
-	  QUOTA_RULE)                                                          \
-	X(RUNTIME, "cpu.cfs_runtime_us", P_HARDLIMITS, quota_read,             \
-	  quota_write, QUOTA_RULE)                                             \
-	X(PERIOD, "cpu.cfs_period_us", P_ALL, period_read, period_write,       \
+	X(QUOTA, "cpu.cfs_quota_us", P_ALL, bandwidth_read, bandwidth_write,   \
+	  BW_QUOTA, QUOTA_RULE)                                                \
+	X(RUNTIME, "cpu.cfs_runtime_us", P_HARDLIMITS, bandwidth_read,         \
+	  bandwidth_write, BW_QUOTA, QUOTA_RULE)                               \
+	X(PERIOD, "cpu.cfs_period_us", P_ALL, bandwidth_read, bandwidth_write, \
+	  BW_PERIOD,                                                           \
 	  "R2: the period is a whole number of microseconds from 1000 (1ms) "  \
 	  "to 1000000 (1s)")                                                   \
-	X(BURST, "cpu.cfs_burst_us", P_UPSTREAM, burst_read, burst_write,      \
+	X(BURST, "cpu.cfs_burst_us", P_UPSTREAM, bandwidth_read,               \
+	  bandwidth_write, BW_BURST,                                           \
 	  "R2: the burst is a whole number of microseconds, at most the "      \
 	  "quota")                                                             \
-	X(MAX, "cpu.max", P_ALL, max_read, max_write,                          \
+	X(MAX, "cpu.max", P_ALL, max_read, max_write, BW_NONE,                 \
 	  "R2: 'max' or a quota of 1000 to 2^44-1 microseconds, then "         \
 	  "optionally a period of 1000 to 1000000")                            \
-	X(STAT, "cpu.stat", P_ALL, stat_read, stat_write,                      \
+	X(STAT, "cpu.stat", P_ALL, stat_read, stat_write, BW_NONE,             \
 	  "cpu.stat is read-only")                                             \
-	X(SHARES, "cpu.shares", P_ALL, shares_read, shares_write,              \
+	X(SHARES, "cpu.shares", P_ALL, shares_read, shares_write, BW_NONE,     \
 	  "cpu.shares is a whole number from 2 to 262144")
 
-#define FILE_DECLARE(id, name, policies, rd, wr, rule)                         \
+#define FILE_DECLARE(id, name, policies, rd, wr, bw, rule)                     \
 	static file_read_fn rd;                                                \
 	static file_write_fn wr;
 FILE_MAP(FILE_DECLARE)
@@ -64,10 +79,11 @@ static const struct file_entry {
 	unsigned policies;
 	file_read_fn *read;
 	file_write_fn *write;
+	enum bw_value bw;
 	const char *rule;
 } files[] = {
-#define FILE_ENTRY(id, name, policies, rd, wr, rule)                           \
-	{name, policies, rd, wr, rule},
+#define FILE_ENTRY(id, name, policies, rd, wr, bw, rule)                       \
+	{name, policies, rd, wr, bw, rule},
 	FILE_MAP(FILE_ENTRY)
 #undef FILE_ENTRY
 };
@@ -112,7 +128,7 @@ int cfsbw_file_write(struct cfsbw_group *g, const char *name,
 	const struct file_entry *f = file_find(g->tree, name);
 	if (!f)
 		return -ENOENT;
-	return f->write(g, text, now_ns);
+	return f->write(g, f, text, now_ns);
 }
 
 int cfsbw_file_read(struct cfsbw_group *g, const char *name, char *buf,
@@ -121,7 +137,7 @@ int cfsbw_file_read(struct cfsbw_group *g, const char *name, char *buf,
 	const struct file_entry *f = file_find(g->tree, name);
 	if (!f)
 		return -ENOENT;
-	return f->read(g, buf, size);
+	return f->read(g, f, buf, size);
 }
 
 /* snprintf's result as a length, or -ENOSPC when it did not fit. */
@@ -132,13 +148,25 @@ static int fit(int n, size_t size)
 	return (size_t)n < size ? n : -ENOSPC;
 }
 
+/* g's bandwidth, in microseconds (BW_QUOTA -1: unlimited). */
+static void bandwidth_us(const struct cfsbw_group *g, int64_t us[NR_BW_VALUES])
+{
+	us[BW_PERIOD] = g->pool.period_ns / CFSBW_NSEC_PER_USEC;
+	us[BW_QUOTA] = group_limited(g) ? g->pool.quota_ns / CFSBW_NSEC_PER_USEC
+					: -1;
+	us[BW_BURST] = g->pool.burst_ns / CFSBW_NSEC_PER_USEC;
+}
+
 /*
- * R2: validate a whole configuration, in microseconds (quota_us < 0:
+ * R2: validate a whole configuration, in microseconds (BW_QUOTA < 0:
  * unlimited), as tg_set_bandwidth does, then apply it (R4).
  */
-static int set_bandwidth_us(struct cfsbw_group *g, int64_t period_us,
-			    int64_t quota_us, int64_t burst_us, int64_t now_ns)
+static int set_bandwidth_us(struct cfsbw_group *g,
+			    const int64_t us[NR_BW_VALUES], int64_t now_ns)
 {
+	int64_t period_us = us[BW_PERIOD], quota_us = us[BW_QUOTA],
+		burst_us = us[BW_BURST];
+
 	if (!g->parent)
 		return -EINVAL; /* the root cannot be limited */
 	if (period_us < MIN_CFS_PERIOD_US || period_us > MAX_CFS_PERIOD_US)
@@ -158,21 +186,6 @@ static int set_bandwidth_us(struct cfsbw_group *g, int64_t period_us,
 	return cfsbw__group_set_bandwidth(g, period_us * CFSBW_NSEC_PER_USEC,
 				     quota_ns, burst_us * CFSBW_NSEC_PER_USEC,
 				     now_ns);
-}
-
-static int64_t period_us(const struct cfsbw_group *g)
-{
-	return g->pool.period_ns / CFSBW_NSEC_PER_USEC;
-}
-
-static int64_t quota_us(const struct cfsbw_group *g)
-{
-	return group_limited(g) ? g->pool.quota_ns / CFSBW_NSEC_PER_USEC : -1;
-}
-
-static int64_t burst_us(const struct cfsbw_group *g)
-{
-	return g->pool.burst_ns / CFSBW_NSEC_PER_USEC;
 }
 
 /* A u64 from the file interface as a non-negative int64_t of microseconds:
@@ -195,58 +208,46 @@ static int print_s64(char *buf, size_t size, int64_t v)
 	return fit(snprintf(buf, size, "%" PRId64 "\n", v), size);
 }
 
-static int quota_read(struct cfsbw_group *g, char *buf, size_t size)
-{
-	return print_s64(buf, size, quota_us(g));
-}
-
 /* kstrtoll: any negative value means unlimited (seed 008). */
-static int quota_write(struct cfsbw_group *g, const char *text, int64_t now_ns)
+static int parse_quota_us(const char *text, int64_t *out)
 {
-	int64_t v;
-	int err = parse_s64(text, &v);
+	int err = parse_s64(text, out);
+	if (!err && *out < 0)
+		*out = -1;
+	return err;
+}
+
+static int bandwidth_read(struct cfsbw_group *g, const struct file_entry *f,
+			  char *buf, size_t size)
+{
+	int64_t us[NR_BW_VALUES];
+	bandwidth_us(g, us);
+	return print_s64(buf, size, us[f->bw]);
+}
+
+static int bandwidth_write(struct cfsbw_group *g, const struct file_entry *f,
+			   const char *text, int64_t now_ns)
+{
+	int64_t us[NR_BW_VALUES];
+	bandwidth_us(g, us);
+	int err = f->bw == BW_QUOTA ? parse_quota_us(text, &us[BW_QUOTA])
+				    : parse_us(text, &us[f->bw]);
 	if (err)
 		return err;
-	if (v < 0)
-		v = -1;
-	return set_bandwidth_us(g, period_us(g), v, burst_us(g), now_ns);
+	return set_bandwidth_us(g, us, now_ns);
 }
 
-static int period_read(struct cfsbw_group *g, char *buf, size_t size)
+static int max_read(struct cfsbw_group *g, const struct file_entry *f,
+		    char *buf, size_t size)
 {
-	return print_s64(buf, size, period_us(g));
-}
-
-static int period_write(struct cfsbw_group *g, const char *text,
-			int64_t now_ns)
-{
-	int64_t v;
-	int err = parse_us(text, &v);
-	if (err)
-		return err;
-	return set_bandwidth_us(g, v, quota_us(g), burst_us(g), now_ns);
-}
-
-static int burst_read(struct cfsbw_group *g, char *buf, size_t size)
-{
-	return print_s64(buf, size, burst_us(g));
-}
-
-static int burst_write(struct cfsbw_group *g, const char *text, int64_t now_ns)
-{
-	int64_t v;
-	int err = parse_us(text, &v);
-	if (err)
-		return err;
-	return set_bandwidth_us(g, period_us(g), quota_us(g), v, now_ns);
-}
-
-static int max_read(struct cfsbw_group *g, char *buf, size_t size)
-{
+	int64_t us[NR_BW_VALUES];
+	(void)f;
+	bandwidth_us(g, us);
 	int n = group_limited(g)
 			? snprintf(buf, size, "%" PRId64 " %" PRId64 "\n",
-				   quota_us(g), period_us(g))
-			: snprintf(buf, size, "max %" PRId64 "\n", period_us(g));
+				   us[BW_QUOTA], us[BW_PERIOD])
+			: snprintf(buf, size, "max %" PRId64 "\n",
+				   us[BW_PERIOD]);
 	return fit(n, size);
 }
 
@@ -268,12 +269,17 @@ static int next_token(const char **p, char *tok, size_t size)
 }
 
 /* cgroup v2: "$MAX [$PERIOD]"; $MAX is "max" or a number, never negative. */
-static int max_write(struct cfsbw_group *g, const char *text, int64_t now_ns)
+static int max_write(struct cfsbw_group *g, const struct file_entry *f,
+		     const char *text, int64_t now_ns)
 {
 	char quota_tok[24], period_tok[24], rest[2];
 	const char *p = text ? text : "";
-	int64_t quota = -1, period = period_us(g);
+	int64_t us[NR_BW_VALUES];
 	int err;
+
+	(void)f;
+	bandwidth_us(g, us);
+	us[BW_QUOTA] = -1;
 
 	if (next_token(&p, quota_tok, sizeof quota_tok) <= 0)
 		return -EINVAL;
@@ -283,25 +289,27 @@ static int max_write(struct cfsbw_group *g, const char *text, int64_t now_ns)
 	if (strcmp(quota_tok, "max") != 0) {
 		if (quota_tok[0] == '-' || quota_tok[0] == '+')
 			return -EINVAL;
-		if ((err = parse_us(quota_tok, &quota)))
+		if ((err = parse_us(quota_tok, &us[BW_QUOTA])))
 			return err;
 	}
 	if (has_period > 0) {
 		if (period_tok[0] == '-' || period_tok[0] == '+')
 			return -EINVAL;
-		if ((err = parse_us(period_tok, &period)))
+		if ((err = parse_us(period_tok, &us[BW_PERIOD])))
 			return err;
 	}
-	return set_bandwidth_us(g, period, quota, burst_us(g), now_ns);
+	return set_bandwidth_us(g, us, now_ns);
 }
 
 /* R12: cpu.stat prints from CFSBW_STAT_MAP, one "name value" a line. */
-static int stat_read(struct cfsbw_group *g, char *buf, size_t size)
+static int stat_read(struct cfsbw_group *g, const struct file_entry *f,
+		     char *buf, size_t size)
 {
 	struct cfsbw_stats st;
 	bool bursts = g->tree->steps->has_burst;
 	size_t used = 0;
 
+	(void)f;
 	cfsbw_group_stats(g, &st);
 	if (size)
 		buf[0] = '\0';
@@ -320,23 +328,28 @@ static int stat_read(struct cfsbw_group *g, char *buf, size_t size)
 }
 
 /* Read-only: the kernel's root-user write fails with EINVAL. */
-static int stat_write(struct cfsbw_group *g, const char *text, int64_t now_ns)
+static int stat_write(struct cfsbw_group *g, const struct file_entry *f,
+		      const char *text, int64_t now_ns)
 {
 	(void)g;
+	(void)f;
 	(void)text;
 	(void)now_ns;
 	return -EINVAL;
 }
 
-static int shares_read(struct cfsbw_group *g, char *buf, size_t size)
+static int shares_read(struct cfsbw_group *g, const struct file_entry *f,
+		       char *buf, size_t size)
 {
+	(void)f;
 	return fit(snprintf(buf, size, "%u\n", g->shares), size);
 }
 
-static int shares_write(struct cfsbw_group *g, const char *text,
-			int64_t now_ns)
+static int shares_write(struct cfsbw_group *g, const struct file_entry *f,
+			const char *text, int64_t now_ns)
 {
 	uint64_t v;
+	(void)f;
 	(void)now_ns;
 	int err = parse_u64(text, &v);
 	if (err)
