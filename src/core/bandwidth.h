@@ -11,7 +11,7 @@
  *   account.c     charging (R5, R6, R7): the fast path and the slow path
  *   runqueue.c    tasks coming and going (R9, R10), a runqueue going away
  *   tree.c        the tree of groups, their life cycle, memory
- *   policy.c      policy names, and the table of each policy's steps (R1)
+ *   policy.c      the policies side by side: names, facts (R1), steps
  *   policy_v4.c, policy_upstream.c, policy_hardlimits.c   the steps
  *   throttle.c    throttling an account and releasing it (R7, R10, R12)
  *   hierarchy.c   what a throttle means above and below (R11, R9)
@@ -137,7 +137,8 @@ struct cfsbw_group {
 struct cfsbw_tree {
 	unsigned nr_rq;
 	enum cfsbw_policy policy;
-	const struct cfsbw_policy_steps *steps;
+	const struct cfsbw_policy_info *info; /* the policy's facts */
+	const struct cfsbw_policy_steps *steps; /* = info->steps */
 	int64_t slice_ns; /* sched_cfs_bandwidth_slice_us, in ns */
 	struct cfsbw_ops ops;
 	void *ctx;
@@ -212,21 +213,11 @@ static inline int64_t time_forward(int64_t expires_ns, int64_t now_ns,
 }
 
 /*
- * A policy: the steps in which policies differ, called by the mechanism
+ * A policy's steps: what policies do differently, called by the mechanism
  * (SPEC section 6).  Steps marked "pool lock held" are called with g's
  * pool lock held and never take it.  A NULL step does nothing.
  */
 struct cfsbw_policy_steps {
-	int64_t default_period_ns; /* R1 */
-	int64_t default_slice_ns;  /* R1: sched_cfs_bandwidth_slice_us */
-	bool has_burst;            /* cpu.cfs_burst_us, cpu.stat's bursts */
-	/*
-	 * R12: a throttled account's clock runs only while a task waits
-	 * under it (upstream, Linux 6.18: the clock starts when the throttle
-	 * first takes a task off the queue), not from the throttle to the
-	 * release.
-	 */
-	bool throttled_clock_needs_tasks;
 	/*
 	 * An account starts afresh: created, or its group reconfigured (R4).
 	 * NULL: it holds nothing (account_reset() below).
@@ -266,13 +257,26 @@ static inline void account_reset(struct cfsbw_group *g, struct cfsbw_account *a)
 		a->runtime_remaining = 0;
 }
 
-/* R1: a policy table's default period and slice. */
-#define POLICY_DEFAULTS(period_ms, slice_ms)                                   \
-	.default_period_ns = (period_ms) * CFSBW_NSEC_PER_MSEC,                \
-	.default_slice_ns = (slice_ms) * CFSBW_NSEC_PER_MSEC
+/*
+ * A policy's facts, side by side with the other policies' in policy.c's
+ * POLICY_LIST, and its steps.
+ */
+struct cfsbw_policy_info {
+	int64_t default_period_ns; /* R1 */
+	int64_t default_slice_ns;  /* R1: sched_cfs_bandwidth_slice_us */
+	bool has_burst;            /* cpu.cfs_burst_us, cpu.stat's bursts */
+	/*
+	 * R12: a throttled account's clock runs only while a task waits
+	 * under it (upstream, Linux 6.18: the clock starts when the throttle
+	 * first takes a task off the queue), not from the throttle to the
+	 * release.
+	 */
+	bool throttled_clock_needs_tasks;
+	const struct cfsbw_policy_steps *steps;
+};
 
-/* policy.c: the steps of a policy (< CFSBW_POLICY_COUNT). */
-const struct cfsbw_policy_steps *cfsbw__policy_steps(enum cfsbw_policy p);
+/* policy.c: policy p (< CFSBW_POLICY_COUNT). */
+const struct cfsbw_policy_info *cfsbw__policy_info(enum cfsbw_policy p);
 /* policy_v4.c, policy_upstream.c, policy_hardlimits.c */
 extern const struct cfsbw_policy_steps cfsbw__policy_v4;
 extern const struct cfsbw_policy_steps cfsbw__policy_upstream;

@@ -306,7 +306,7 @@ static int stat_read(struct cfsbw_group *g, const struct file_entry *f,
 		     char *buf, size_t size)
 {
 	struct cfsbw_stats st;
-	bool bursts = g->tree->steps->has_burst;
+	bool bursts = g->tree->info->has_burst;
 	size_t used = 0;
 
 	(void)f;

@@ -42,7 +42,7 @@ void cfsbw__account_throttled_clock(struct cfsbw_group *g,
 				    struct cfsbw_account *a, unsigned before,
 				    int64_t now_ns)
 {
-	if (!g->tree->steps->throttled_clock_needs_tasks ||
+	if (!g->tree->info->throttled_clock_needs_tasks ||
 	    (before == 0) == (a->h_nr_running == 0) || !account_is_throttled(a))
 		return;
 	spin_lock(&g->pool.lock);

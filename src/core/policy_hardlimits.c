@@ -130,10 +130,7 @@ static void hardlimits_offline(struct cfsbw_group *g, struct cfsbw_account *a,
 	hardlimits_account_reset(g, a);
 }
 
-/* Seed 011 keeps the CFS period of its time (R1); it has no slice, and the
- * slice sysctl is kept only so that one scenario runs under every policy. */
 const struct cfsbw_policy_steps cfsbw__policy_hardlimits = {
-	POLICY_DEFAULTS(500, 10),
 	.account_reset = hardlimits_account_reset,
 	.refill = hardlimits_refill,
 	.refresh = hardlimits_refresh,

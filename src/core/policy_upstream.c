@@ -5,7 +5,7 @@
  * exactly what clears its debt; an account that goes idle returns its
  * slack, which a slack timer hands on to throttled accounts; the period
  * timer stops after a whole period with no draw from the pool.
- * Defaults (R1): period 100 ms, slice 5 ms.
+ * Defaults (R1, in policy.c's list): period 100 ms, slice 5 ms.
  */
 #include "core/bandwidth.h"
 
@@ -130,9 +130,6 @@ static int64_t upstream_slack_timer_fire(struct cfsbw_group *g, int64_t now_ns)
 }
 
 const struct cfsbw_policy_steps cfsbw__policy_upstream = {
-	POLICY_DEFAULTS(100, 5),
-	.has_burst = true,
-	.throttled_clock_needs_tasks = true,
 	/* account_reset NULL: an account starts with nothing assigned. */
 	.refill = upstream_refill,
 	.refresh = upstream_refresh,

@@ -3,7 +3,8 @@
  * an account that runs dry takes one slice from the pool; each refresh
  * fills the pool to the quota and gives each throttled account a slice,
  * in the order they throttled; the period timer stops when no account of
- * the group has work.  Defaults (R1): period 500 ms, slice 10 ms.
+ * the group has work.  Defaults (R1, in policy.c's list): period 500 ms,
+ * slice 10 ms.
  */
 #include "core/bandwidth.h"
 
@@ -46,7 +47,6 @@ static void v4_offline(struct cfsbw_group *g, struct cfsbw_account *a,
 }
 
 const struct cfsbw_policy_steps cfsbw__policy_v4 = {
-	POLICY_DEFAULTS(500, 10),
 	/* account_reset NULL: an account starts with nothing assigned. */
 	.refill = v4_refill,
 	.refresh = v4_refresh,

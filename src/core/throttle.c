@@ -21,7 +21,7 @@ void cfsbw__account_throttle(struct cfsbw_group *g, struct cfsbw_account *a,
 
 	BUG_ON(account_is_throttled(a));
 	atomic_store_explicit(&a->throttled, 1, memory_order_relaxed);
-	a->throttled_clock = g->tree->steps->throttled_clock_needs_tasks &&
+	a->throttled_clock = g->tree->info->throttled_clock_needs_tasks &&
 					     a->h_nr_running == 0
 				     ? CFSBW_CLOCK_STOPPED
 				     : now_ns;

@@ -139,7 +139,7 @@ static struct cfsbw_group *group_alloc(struct cfsbw_tree *tree,
 	g->tree = tree;
 	g->parent = parent;
 	g->shares = DEFAULT_SHARES;
-	pool_init(&g->pool, tree->steps->default_period_ns);
+	pool_init(&g->pool, tree->info->default_period_ns);
 	size_t len = strlen(path);
 	g->path = tree_alloc(tree, len + 1, 1);
 	if (!g->path || group_reserve_accounts(g, tree->nr_rq)) {
@@ -193,8 +193,9 @@ int cfsbw_tree_create(const struct cfsbw_tree_config *cfg,
 		return -ENOMEM;
 	tree->nr_rq = cfg->nr_rq;
 	tree->policy = cfg->policy;
-	tree->steps = cfsbw__policy_steps(cfg->policy);
-	tree->slice_ns = tree->steps->default_slice_ns;
+	tree->info = cfsbw__policy_info(cfg->policy);
+	tree->steps = tree->info->steps;
+	tree->slice_ns = tree->info->default_slice_ns;
 	if (cfg->ops)
 		tree->ops = *cfg->ops;
 	tree->ctx = cfg->ctx;
