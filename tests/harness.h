@@ -106,4 +106,15 @@ int test_main(const struct test_case *tests, size_t count, int argc,
 		}                                                              \
 	} while (0)
 
+/* The text contains want: an error message names what it should. */
+#define ASSERT_CONTAINS(text, want)                                            \
+	do {                                                                   \
+		const char *t_ = (text), *w_ = (want);                         \
+		if (!t_ || !strstr(t_, w_)) {                                  \
+			TEST_FAIL_AT("%s lacks \"%s\": \"%s\"", #text, w_,     \
+				     t_ ? t_ : "(null)");                      \
+			return;                                                \
+		}                                                              \
+	} while (0)
+
 #endif

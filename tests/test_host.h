@@ -115,6 +115,19 @@ static inline void sched_log_read(const char *path, struct run_result *r)
 	unlink(path);
 }
 
+/* In a child: become the workload, with args after "workload". */
+static inline _Noreturn void host_exec_workload(const char *const args[])
+{
+	char *argv[16];
+	int n = 0;
+	argv[n++] = (char *)(uintptr_t)"workload";
+	for (int i = 0; args[i] && n < 15; i++)
+		argv[n++] = (char *)(uintptr_t)args[i];
+	argv[n] = NULL;
+	execv(host_workload(), argv);
+	_exit(127);
+}
+
 /*
  * For --pid tests: start the workload with args (after "workload") outside
  * cfsbw, its busy threads reporting to sched_path (CFSBW_SCHED_LOG).
@@ -129,15 +142,27 @@ static inline pid_t host_spawn_workload(const char *const args[],
 		close(fd);
 	pid_t pid = fork();
 	if (pid == 0) {
-		char *argv[16];
-		int n = 0;
-		argv[n++] = (char *)(uintptr_t)"workload";
-		for (int i = 0; args[i] && n < 15; i++)
-			argv[n++] = (char *)(uintptr_t)args[i];
-		argv[n] = NULL;
 		setenv("CFSBW_SCHED_LOG", sched_path, 1);
-		execv(host_workload(), argv);
-		_exit(127);
+		host_exec_workload(args);
+	}
+	return pid;
+}
+
+/*
+ * For tests that run a host driver in their own process: start the
+ * workload with args as a child, not traced, with an empty signal mask
+ * (the driver blocks its signals in this process; a workload must not
+ * inherit that).
+ */
+static inline pid_t host_fork_workload(const char *const args[])
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		host_exec_workload(args);
 	}
 	return pid;
 }

@@ -211,15 +211,8 @@ TEST(group_usage_outlives_its_processes, "R5 section-8")
 	struct cfsbw_group *a, *b;
 	ASSERT_INT(cfsbw_group_create(t, "/a", &a), ==, 0);
 	ASSERT_INT(cfsbw_group_create(t, "/a/b", &b), ==, 0);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execl(host_workload(), "workload", "spin", "0.3", (char *)NULL);
-		_exit(126);
-	}
+	const char *spin[] = {"spin", "0.3", NULL};
+	pid_t pid = host_fork_workload(spin);
 	ASSERT_INT(cfsbw_host_place(h, pid, b), ==, 0);
 	ASSERT_INT(cfsbw_host_group_nr_procs(h, b), ==, 1);
 	ASSERT_INT(cfsbw_host_group_nr_procs(h, a), ==, 0);

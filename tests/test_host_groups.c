@@ -41,18 +41,8 @@ static pid_t start_busy_threads(double seconds, unsigned threads)
 	char secs[32], nthreads[16];
 	snprintf(secs, sizeof secs, "%.3f", seconds);
 	snprintf(nthreads, sizeof nthreads, "%u", threads);
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid == 0) {
-		/* The driver blocks these; the workload must not inherit it. */
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		execl(host_workload(), "workload", "spin", secs, nthreads,
-		      (char *)NULL);
-		_exit(126);
-	}
-	return pid;
+	const char *spin[] = {"spin", secs, nthreads, NULL};
+	return host_fork_workload(spin);
 }
 
 static pid_t start_busy(double seconds)

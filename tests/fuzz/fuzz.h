@@ -11,6 +11,7 @@
 #ifndef CFSBW_TESTS_FUZZ_H
 #define CFSBW_TESTS_FUZZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -60,27 +61,44 @@ static inline unsigned fz_below(struct fz_input *in, unsigned n)
 		}                                                              \
 	} while (0)
 
+/* A command line's bounds: longer inputs are not command lines. */
+#define FZ_MAX_ARGS 32
+#define FZ_MAX_CMDLINE_BYTES 4096
+
+/* A command line: argv[0] is the command's name, argv[argc] is NULL. */
+struct fz_cmdline {
+	int argc;
+	char *argv[FZ_MAX_ARGS + 2];
+	char *text; /* the malloc'ed copy the arguments point into */
+};
+
 /*
- * A command line from the input: argv[0] is name, then each NUL-separated
- * piece of the input, at most max_args of them.  Returns argc; argv needs
- * max_args + 2 entries and is NULL-terminated; *text is the malloc'ed copy
- * the arguments point into, for the caller to free.
+ * The input as a command line: name, then each NUL-separated piece of the
+ * input, at most FZ_MAX_ARGS of them.  False for an input longer than
+ * FZ_MAX_CMDLINE_BYTES (nothing to free); else free with fz_cmdline_free.
  */
-static inline int fz_argv(const uint8_t *data, size_t size, const char *name,
-			  char **argv, int max_args, char **text)
+static inline bool fz_cmdline_read(struct fz_cmdline *c, const uint8_t *data,
+				   size_t size, const char *name)
 {
-	*text = malloc(size + 1);
-	FZ_CHECK(*text, "out of memory");
-	memcpy(*text, data, size);
-	(*text)[size] = '\0';
-	int argc = 0;
-	argv[argc++] = (char *)(uintptr_t)name;
-	for (size_t i = 0; i < size && argc < max_args + 1;) {
-		argv[argc++] = *text + i;
-		i += strlen(*text + i) + 1;
+	if (size > FZ_MAX_CMDLINE_BYTES)
+		return false;
+	c->text = malloc(size + 1);
+	FZ_CHECK(c->text, "out of memory");
+	memcpy(c->text, data, size);
+	c->text[size] = '\0';
+	c->argc = 0;
+	c->argv[c->argc++] = (char *)(uintptr_t)name;
+	for (size_t i = 0; i < size && c->argc < FZ_MAX_ARGS + 1;) {
+		c->argv[c->argc++] = c->text + i;
+		i += strlen(c->text + i) + 1;
 	}
-	argv[argc] = NULL;
-	return argc;
+	c->argv[c->argc] = NULL;
+	return true;
+}
+
+static inline void fz_cmdline_free(struct fz_cmdline *c)
+{
+	free(c->text);
 }
 
 #endif

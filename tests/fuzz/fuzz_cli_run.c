@@ -18,8 +18,6 @@
 
 #include "fuzz.h"
 
-#define FZ_MAX_ARGS 32
-
 static void fz_check_values(const struct run_opts *o, struct cfsbw_host *h)
 {
 	struct cfsbw_group *g = cfsbw_host_group(h);
@@ -53,15 +51,13 @@ static void fz_check_values(const struct run_opts *o, struct cfsbw_host *h)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 4096)
+	struct fz_cmdline cl;
+	if (!fz_cmdline_read(&cl, data, size, "run"))
 		return 0;
-	char *text;
-	char *argv[FZ_MAX_ARGS + 2];
-	int argc = fz_argv(data, size, "run", argv, FZ_MAX_ARGS, &text);
 
 	struct run_opts o;
 	memset(&o, 0, sizeof o);
-	int rc = parse_args(argc, argv, &o);
+	int rc = parse_args(cl.argc, cl.argv, &o);
 	FZ_CHECK(rc == -1 || rc == 0 || rc == 2, "parse_args: %d", rc);
 	if (rc >= 0)
 		goto out;
@@ -98,6 +94,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fz_check_values(&o, h);
 	cfsbw_host_destroy(h);
 out:
-	free(text);
+	fz_cmdline_free(&cl);
 	return 0;
 }

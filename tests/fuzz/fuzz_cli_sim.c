@@ -16,18 +16,14 @@
 
 #include "fuzz.h"
 
-#define FZ_MAX_ARGS 32
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > 4096)
+	struct fz_cmdline cl;
+	if (!fz_cmdline_read(&cl, data, size, "sim"))
 		return 0;
-	char *text;
-	char *argv[FZ_MAX_ARGS + 2];
-	int argc = fz_argv(data, size, "sim", argv, FZ_MAX_ARGS, &text);
 
 	struct sim_cmdline c;
-	int rc = parse_args(argc, argv, &c);
+	int rc = parse_args(cl.argc, cl.argv, &c);
 	FZ_CHECK(rc == -1 || rc == 0 || rc == 2, "parse_args: %d", rc);
 	if (rc == -1) {
 		FZ_CHECK(c.o.file, "accepted without a scenario");
@@ -57,6 +53,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		cfsbw_sim_scenario_free(&sc);
 	}
-	free(text);
+	fz_cmdline_free(&cl);
 	return 0;
 }
