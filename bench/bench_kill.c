@@ -86,12 +86,8 @@ static unsigned rng_below(unsigned n)
 static bool read_stat(const char *path, char *state, pid_t *ppid)
 {
 	char buf[512];
-	FILE *f = fopen(path, "r");
-	if (!f)
+	if (bench_read_file(path, buf, sizeof buf) < 0)
 		return false;
-	size_t len = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[len] = '\0';
 	const char *end = strrchr(buf, ')'); /* comm may hold ')' itself */
 	int parent;
 	if (!end || sscanf(end + 1, " %c %d", state, &parent) != 2)

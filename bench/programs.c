@@ -25,15 +25,21 @@ const char *bench_workload_path(void)
 	return p;
 }
 
+long bench_read_file(const char *path, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, size - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return (long)n;
+}
+
 void bench_stats_take(const char *path, char *json, size_t size)
 {
-	json[0] = '\0';
-	FILE *f = fopen(path, "r");
-	if (f) {
-		size_t m = fread(json, 1, size - 1, f);
-		json[m] = '\0';
-		fclose(f);
-	}
+	bench_read_file(path, json, size);
 	unlink(path);
 }
 

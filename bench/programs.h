@@ -14,6 +14,12 @@ const char *bench_cfsbw_bin(void);
 const char *bench_workload_path(void);
 
 /*
+ * Up to size - 1 bytes from the start of the file at path into buf,
+ * NUL-terminated (empty if it cannot be read); their count, or -1.
+ */
+long bench_read_file(const char *path, char *buf, size_t size);
+
+/*
  * Read the --stats file at path into json (size bytes, NUL-terminated;
  * empty if there is none) and remove it.
  */

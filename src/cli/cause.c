@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/helpers.h"
 
 /* The file execvp would run for name, into out; false if none. */
 static bool find_command(const char *name, char *out, size_t size)
@@ -41,13 +42,8 @@ bool cli_exec_cause(const char *name, char *buf, size_t size)
 	char file[4096], line[256];
 	if (!find_command(name, file, sizeof file))
 		return false;
-	FILE *f = fopen(file, "re");
-	if (!f)
-		return false;
-	size_t n = fread(line, 1, sizeof line - 1, f);
-	fclose(f);
-	line[n] = '\0';
-	if (n < 2 || line[0] != '#' || line[1] != '!')
+	if (read_file_head(file, line, sizeof line) < 2 || line[0] != '#' ||
+	    line[1] != '!')
 		return false;
 	/* The interpreter: the first word after #!, as the kernel reads it. */
 	char *interp = line + 2 + strspn(line + 2, " \t");

@@ -5,7 +5,8 @@
  *   container_of, an intrusive doubly linked list with typed iterators,
  *   BUG_ON for broken invariants, the wrap-safe compare of virtual times,
  *   one decimal parser with the kernel's kstrtoull/kstrtoll rules (R2),
- *   one text for an errno value.
+ *   one text for an errno value, the start of a small file (/proc, a
+ *   script's first line) for the layers that read files.
  *
  * Plain C11, header only: everything here is static inline, so nothing of
  * it is exported from libcfsbw.a and no layer depends on another through
@@ -279,6 +280,27 @@ static inline const char *errno_text(int err)
 	default:
 		return "error";
 	}
+}
+
+/* ---- the start of a small file ------------------------------------------ */
+
+/*
+ * Up to size - 1 bytes from the start of the file at path (a /proc file,
+ * a script's "#!" line) into buf, NUL-terminated.  Returns their count, or
+ * -1 (buf "") when the file cannot be opened or read.  Opened close-on-exec
+ * ("e", glibc): a driver forks.  Not for the core, which reads no file.
+ */
+static inline long read_file_head(const char *path, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	size_t n = fread(buf, 1, size - 1, f);
+	bool failed = ferror(f);
+	fclose(f);
+	buf[failed ? 0 : n] = '\0';
+	return failed ? -1 : (long)n;
 }
 
 #endif /* CFSBW_COMMON_HELPERS_H */

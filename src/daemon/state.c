@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/helpers.h"
 #include "daemon/daemon_int.h"
 
 /* The settings a group's state holds, in the order they can be written
@@ -36,12 +37,8 @@ static unsigned long long start_time(pid_t pid)
 {
 	char path[64], buf[1024];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
+	if (read_file_head(path, buf, sizeof buf) < 0)
 		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
 	const char *p = strrchr(buf, ')');
 	if (!p)
 		return 0;

@@ -90,14 +90,8 @@ static pid_t parent_of(pid_t pid)
 {
 	char path[64], buf[512];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (read_file_head(path, buf, sizeof buf) <= 0)
 		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	const char *state = stat_state(buf);
 	long ppid = 0;
 	if (!state || sscanf(state, "%*c %ld", &ppid) != 1 || ppid < 0)
@@ -127,20 +121,6 @@ pid_t cfsbw_host__pid_of_text(const char *text)
 	return (pid_t)v;
 }
 
-/* A /proc file's start, NUL-terminated; its length or -1. */
-static ssize_t read_proc(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	return n;
-}
-
 /* The number after "key:" in a /proc/PID/status text, or -1. */
 static int64_t status_field(const char *text, const char *key)
 {
@@ -167,7 +147,7 @@ pid_t cfsbw_host__trace_tgid(pid_t tid)
 {
 	char path[64], buf[2048];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)tid);
-	if (read_proc(path, buf, sizeof buf) < 0)
+	if (read_file_head(path, buf, sizeof buf) < 0)
 		return -1;
 	return (pid_t)status_field(buf, "Tgid");
 }
@@ -183,7 +163,7 @@ static bool not_dumpable(pid_t pid)
 	struct stat st;
 	unsigned ru;
 	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	const char *uid = read_proc(path, text, sizeof text) > 0
+	const char *uid = read_file_head(path, text, sizeof text) > 0
 				  ? strstr(text, "\nUid:")
 				  : NULL;
 	return uid && sscanf(uid, "\nUid: %u", &ru) == 1 &&
@@ -198,7 +178,7 @@ void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size)
 		return;
 	}
 	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-	if (read_proc(path, text, sizeof text) < 0) {
+	if (read_file_head(path, text, sizeof text) < 0) {
 		snprintf(buf, size, "%s", strerror(EPERM));
 		return;
 	}
@@ -214,7 +194,7 @@ void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size)
 	char stat[512];
 	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
 	bool kthread = false;
-	if (read_proc(path, stat, sizeof stat) > 0) {
+	if (read_file_head(path, stat, sizeof stat) > 0) {
 		/* Field 9, flags: PF_KTHREAD (0x00200000). */
 		const char *s = stat_state(stat);
 		unsigned long flags = 0;
@@ -223,8 +203,8 @@ void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size)
 	}
 	uint64_t scope = 0;
 	char scope_text[16];
-	if (read_proc("/proc/sys/kernel/yama/ptrace_scope", scope_text,
-		      sizeof scope_text) <= 0 ||
+	if (read_file_head("/proc/sys/kernel/yama/ptrace_scope", scope_text,
+			   sizeof scope_text) <= 0 ||
 	    parse_u64(scope_text, &scope) < 0)
 		scope = 0; /* no Yama: the classic rules */
 	if (state && strncmp(state + 7, "\tZ", 2) == 0)
@@ -254,7 +234,7 @@ void cfsbw_host__trace_children(pid_t pid, pid_t tid,
 	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
 		 (int)tid);
 	/* A list longer than the buffer is cut at its last whole pid. */
-	ssize_t n = read_proc(path, buf, sizeof buf);
+	ssize_t n = read_file_head(path, buf, sizeof buf);
 	if (n <= 0)
 		return;
 	if ((size_t)n == sizeof buf - 1) {

@@ -61,13 +61,8 @@
 static unsigned long trace_options(struct cfsbw_host *h)
 {
 	if (!h->exec_watch_known) {
-		char status[4096] = "";
-		FILE *f = fopen("/proc/self/status", "re");
-		if (f) {
-			size_t n = fread(status, 1, sizeof status - 1, f);
-			status[n] = '\0';
-			fclose(f);
-		}
+		char status[4096];
+		read_file_head("/proc/self/status", status, sizeof status);
 		const char *cap = strstr(status, "CapEff:");
 		unsigned long long eff = cap ? strtoull(cap + 7, NULL, 16) : 0;
 		h->exec_watch = !(eff >> 19 & 1); /* CAP_SYS_PTRACE */
