@@ -812,16 +812,18 @@ TEST(event_queue_fires_in_deadline_then_arming_order, "section-7")
 			for (unsigned i = 0; i < EVQ_TIMERS; i++) {
 				struct sim_timer *c = &tm[i];
 				if (timer_armed(&q, c) &&
-				    (!want || c->when < want->when ||
-				     (c->when == want->when && c->seq < want->seq)))
+				    (!want ||
+				     timer_when(&q, c) < timer_when(&q, want) ||
+				     (timer_when(&q, c) == timer_when(&q, want) &&
+				      timer_seq(&q, c) < timer_seq(&q, want))))
 					want = c;
 			}
 			struct sim_timer *got = cfsbw_sim__evq_peek(&q);
 			ASSERT_INT(got == want, ==, 1);
 			if (!got)
 				break;
-			ASSERT_INT(got->when, >=, now);
-			now = got->when;
+			ASSERT_INT(timer_when(&q, got), >=, now);
+			now = timer_when(&q, got);
 			cfsbw_sim__timer_cancel(&q, got);
 			fired++;
 		}

@@ -24,9 +24,11 @@
  *
  * The tables are sized once for every timer the machine owns (one burst
  * timer per CPU, one per task, three per group, the tick, the balancer),
- * so arming never allocates and never fails.  Per timer, dense arrays
- * indexed by its number hold where it is, its sequence number and its
- * bucket links: sifting and linking never touch the timers themselves.
+ * so arming never allocates and never fails.  Per timer, one 32-byte
+ * record indexed by its number (two to a cache line) holds its deadline,
+ * sequence number, tier, heap position and bucket links: arming, sifting,
+ * linking and firing touch that record, never the timer itself (the run
+ * finds the handler from the number, run.c).
  */
 #include "sim/sim_int.h"
 
@@ -48,7 +50,7 @@ static inline bool slot_before(const struct sim_evq *q,
 {
 	if (a->when != b->when)
 		return a->when < b->when;
-	return q->seq[a->num] < q->seq[b->num];
+	return q->rec[a->num].seq < q->rec[b->num].seq;
 }
 
 /* ---- the two heaps ------------------------------------------------------ */
@@ -57,7 +59,7 @@ static inline void place(struct sim_evq *q, struct sim_evq_heap *h,
 			 uint32_t i, const struct sim_evq_slot *s)
 {
 	h->slot[i] = *s;
-	q->pos[s->num] = i;
+	q->rec[s->num].pos = i;
 }
 
 static void sift_up(struct sim_evq *q, struct sim_evq_heap *h, uint32_t i)
@@ -104,7 +106,7 @@ static void heap_push(struct sim_evq *q, struct sim_evq_heap *h,
 static void heap_remove(struct sim_evq *q, struct sim_evq_heap *h,
 			uint32_t num)
 {
-	uint32_t i = q->pos[num];
+	uint32_t i = q->rec[num].pos;
 	if (--h->len == i)
 		return;
 	place(q, h, i, &h->slot[h->len]);
@@ -120,10 +122,10 @@ static void wheel_add(struct sim_evq *q, uint32_t num, int64_t bucket)
 {
 	uint32_t b = (uint32_t)bucket & (NR_BUCKETS - 1);
 	uint32_t first = q->head[b];
-	q->next[num] = first;
-	q->prev[num] = NO_TIMER;
+	q->rec[num].next = first;
+	q->rec[num].prev = NO_TIMER;
 	if (first != NO_TIMER)
-		q->prev[first] = num;
+		q->rec[first].prev = num;
 	q->head[b] = num;
 	q->bitmap[b / 64] |= UINT64_C(1) << (b % 64);
 	q->nr_wheel++;
@@ -132,13 +134,13 @@ static void wheel_add(struct sim_evq *q, uint32_t num, int64_t bucket)
 static void wheel_remove(struct sim_evq *q, uint32_t num, int64_t when)
 {
 	uint32_t b = (uint32_t)bucket_of(when) & (NR_BUCKETS - 1);
-	uint32_t n = q->next[num], p = q->prev[num];
+	uint32_t n = q->rec[num].next, p = q->rec[num].prev;
 	if (p != NO_TIMER)
-		q->next[p] = n;
+		q->rec[p].next = n;
 	else
 		q->head[b] = n;
 	if (n != NO_TIMER)
-		q->prev[n] = p;
+		q->rec[n].prev = p;
 	if (q->head[b] == NO_TIMER)
 		q->bitmap[b / 64] &= ~(UINT64_C(1) << (b % 64));
 	q->nr_wheel--;
@@ -187,7 +189,7 @@ static void near_insert(struct sim_evq *q, const struct sim_evq_slot *s)
 static void near_remove(struct sim_evq *q, uint32_t num)
 {
 	struct sim_evq_heap *h = &q->near;
-	for (uint32_t i = q->pos[num] + 1; i < h->len; i++)
+	for (uint32_t i = q->rec[num].pos + 1; i < h->len; i++)
 		place(q, h, i - 1, &h->slot[i]);
 	h->len--;
 }
@@ -215,43 +217,45 @@ static void near_sort(struct sim_evq *q)
 		}
 	}
 	for (uint32_t i = 0; i < h->len; i++)
-		q->pos[h->slot[i].num] = i;
+		q->rec[h->slot[i].num].pos = i;
 }
 
 /* ---- timers ------------------------------------------------------------- */
 
-static void insert(struct sim_evq *q, struct sim_timer *t)
+static void insert(struct sim_evq *q, uint32_t num)
 {
-	struct sim_evq_slot s = {.when = t->when, .num = t->num};
-	int64_t b = bucket_of(t->when);
+	struct sim_evq_rec *r = &q->rec[num];
+	struct sim_evq_slot s = {.when = r->when, .num = num};
+	int64_t b = bucket_of(r->when);
 	if (b <= q->cursor) {
-		q->where[t->num] = WHERE_NEAR;
+		r->where = WHERE_NEAR;
 		near_insert(q, &s);
 	} else if (b < q->cursor + (int64_t)NR_BUCKETS) {
-		q->where[t->num] = WHERE_WHEEL;
-		wheel_add(q, t->num, b);
+		r->where = WHERE_WHEEL;
+		wheel_add(q, num, b);
 	} else {
-		q->where[t->num] = WHERE_FAR;
+		r->where = WHERE_FAR;
 		heap_push(q, &q->far, &s);
 	}
 }
 
-static void remove_timer(struct sim_evq *q, struct sim_timer *t)
+static void remove_timer(struct sim_evq *q, uint32_t num)
 {
-	switch (q->where[t->num]) {
+	struct sim_evq_rec *r = &q->rec[num];
+	switch (r->where) {
 	case WHERE_NEAR:
-		near_remove(q, t->num);
+		near_remove(q, num);
 		break;
 	case WHERE_WHEEL:
-		wheel_remove(q, t->num, t->when);
+		wheel_remove(q, num, r->when);
 		break;
 	case WHERE_FAR:
-		heap_remove(q, &q->far, t->num);
+		heap_remove(q, &q->far, num);
 		break;
 	default:
 		return;
 	}
-	q->where[t->num] = WHERE_IDLE;
+	r->where = WHERE_IDLE;
 }
 
 /*
@@ -271,10 +275,10 @@ static void advance(struct sim_evq *q)
 	if (q->bitmap[b / 64] & (UINT64_C(1) << (b % 64))) {
 		/* every timer of this bucket is due in it: sort them */
 		for (uint32_t num = q->head[b]; num != NO_TIMER;
-		     num = q->next[num]) {
-			struct sim_evq_slot s = {.when = q->when[num],
+		     num = q->rec[num].next) {
+			struct sim_evq_slot s = {.when = q->rec[num].when,
 						 .num = num};
-			q->where[num] = WHERE_NEAR;
+			q->rec[num].where = WHERE_NEAR;
 			q->near.slot[q->near.len++] = s;
 			q->nr_wheel--;
 		}
@@ -283,24 +287,30 @@ static void advance(struct sim_evq *q)
 		if (q->near.len > 1)
 			near_sort(q);
 		else
-			q->pos[q->near.slot[0].num] = 0;
+			q->rec[q->near.slot[0].num].pos = 0;
 	}
 	while (q->far.len &&
 	       bucket_of(q->far.slot[0].when) < next + (int64_t)NR_BUCKETS) {
-		struct sim_timer *t = q->timer[q->far.slot[0].num];
-		heap_remove(q, &q->far, t->num);
-		insert(q, t);
+		uint32_t num = q->far.slot[0].num;
+		heap_remove(q, &q->far, num);
+		insert(q, num);
 	}
+}
+
+uint32_t cfsbw_sim__evq_peek_num(struct sim_evq *q)
+{
+	while (!q->near.len) {
+		if (!q->nr_wheel && !q->far.len)
+			return SIM_EVQ_NONE;
+		advance(q);
+	}
+	return q->near.slot[q->near.len - 1].num;
 }
 
 struct sim_timer *cfsbw_sim__evq_peek(struct sim_evq *q)
 {
-	while (!q->near.len) {
-		if (!q->nr_wheel && !q->far.len)
-			return NULL;
-		advance(q);
-	}
-	return q->timer[q->near.slot[q->near.len - 1].num];
+	uint32_t num = cfsbw_sim__evq_peek_num(q);
+	return num == SIM_EVQ_NONE ? NULL : q->timer[num];
 }
 
 /* One block: the two heaps (each starting 48 bytes into a line, so that
@@ -316,8 +326,7 @@ static size_t align64(size_t n)
 size_t cfsbw_sim__evq_size(uint32_t cap)
 {
 	size_t heap = align64(HEAP_OFFSET + (size_t)cap * sizeof(struct sim_evq_slot));
-	return 2 * heap + 2 * align64((size_t)cap * sizeof(uint64_t)) +
-	       3 * align64((size_t)cap * sizeof(uint32_t)) + align64(cap) +
+	return 2 * heap + align64((size_t)cap * sizeof(struct sim_evq_rec)) +
 	       align64((size_t)cap * sizeof(struct sim_timer *)) +
 	       align64(NR_BUCKETS * sizeof(uint32_t)) +
 	       NR_BUCKETS / 64 * sizeof(uint64_t);
@@ -338,12 +347,7 @@ void cfsbw_sim__evq_init(struct sim_evq *q, void *mem, uint32_t cap)
 						       HEAP_OFFSET);
 	q->far.slot = (struct sim_evq_slot *)(void *)((char *)take(&p, heap) +
 						      HEAP_OFFSET);
-	q->seq = take(&p, (size_t)cap * sizeof(uint64_t));
-	q->when = take(&p, (size_t)cap * sizeof(int64_t));
-	q->pos = take(&p, (size_t)cap * sizeof(uint32_t));
-	q->next = take(&p, (size_t)cap * sizeof(uint32_t));
-	q->prev = take(&p, (size_t)cap * sizeof(uint32_t));
-	q->where = take(&p, cap);
+	q->rec = take(&p, (size_t)cap * sizeof(struct sim_evq_rec));
 	q->timer = take(&p, (size_t)cap * sizeof(struct sim_timer *));
 	q->head = take(&p, NR_BUCKETS * sizeof(uint32_t));
 	q->bitmap = take(&p, NR_BUCKETS / 64 * sizeof(uint64_t));
@@ -362,8 +366,6 @@ void cfsbw_sim__evq_init(struct sim_evq *q, void *mem, uint32_t cap)
 void cfsbw_sim__timer_init(struct sim_timer *t, enum sim_timer_kind kind,
 			   uint32_t id)
 {
-	t->when = 0;
-	t->seq = 0;
 	t->num = NO_TIMER;
 	t->kind = (uint16_t)kind;
 	t->id = id;
@@ -374,7 +376,11 @@ void cfsbw_sim__evq_add(struct sim_evq *q, struct sim_timer *t)
 	SIM_BUG_ON(q->nr >= q->cap);
 	t->num = q->nr++;
 	q->timer[t->num] = t;
-	q->where[t->num] = WHERE_IDLE;
+	struct sim_evq_rec *r = &q->rec[t->num];
+	r->when = 0;
+	r->seq = 0;
+	r->where = WHERE_IDLE;
+	r->burst = t->kind == SIM_T_BURST;
 }
 
 /*
@@ -388,16 +394,21 @@ void cfsbw_sim__evq_add(struct sim_evq *q, struct sim_timer *t)
 void cfsbw_sim__timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when)
 {
 	SIM_BUG_ON(when < 0);
-	uint64_t seq = q->next_seq++ | (t->kind == SIM_T_BURST ? 0 : SEQ_LATER);
-	remove_timer(q, t);
-	t->when = when;
-	t->seq = seq;
-	q->seq[t->num] = seq;
-	q->when[t->num] = when;
-	insert(q, t);
+	uint32_t num = t->num;
+	struct sim_evq_rec *r = &q->rec[num];
+	uint64_t seq = q->next_seq++ | (r->burst ? 0 : SEQ_LATER);
+	remove_timer(q, num);
+	r->when = when;
+	r->seq = seq;
+	insert(q, num);
+}
+
+void cfsbw_sim__evq_cancel_num(struct sim_evq *q, uint32_t num)
+{
+	remove_timer(q, num);
 }
 
 void cfsbw_sim__timer_cancel(struct sim_evq *q, struct sim_timer *t)
 {
-	remove_timer(q, t);
+	remove_timer(q, t->num);
 }

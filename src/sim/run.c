@@ -102,49 +102,61 @@ static void emit_sample(struct cfsbw_sim *s, struct sim_group *g)
 
 /* A timer of the core's: fire it, act on its decisions, re-arm it for
  * when the core says (never in the past: time only moves forward). */
-static void fire_core_timer(struct cfsbw_sim *s, struct sim_timer *tm,
+static void fire_core_timer(struct cfsbw_sim *s, struct sim_group *g,
+			    struct sim_timer *tm,
 			    int64_t (*fire)(struct cfsbw_group *, int64_t))
 {
-	int64_t next = fire(s->groups[tm->id]->cg, s->now);
+	int64_t next = fire(g->cg, s->now);
 	cfsbw_sim__core_drain(s);
 	if (next != CFSBW_TIMER_STOP)
 		cfsbw_sim__timer_arm(&s->evq, tm,
 				     next > s->now ? next : s->now + 1);
 }
 
-static void on_timer(struct cfsbw_sim *s, struct sim_timer *tm)
+/*
+ * Fire timer number num.  Numbers follow register_timers() (setup.c): the
+ * CPUs' burst timers, the tasks' wake-up timers, three per group (period,
+ * slack, sample), the tick, the balancer; the handler is found from the
+ * number alone, without reading the timer, which lies in its owner.
+ */
+static void on_timer(struct cfsbw_sim *s, uint32_t num)
 {
-	switch ((enum sim_timer_kind)tm->kind) {
-	case SIM_T_TICK:
-		s->events--; /* counted per CPU */
-		on_tick(s, tm->when);
+	uint32_t n = s->nr_cpus, tasks = n + (uint32_t)s->nr_tasks;
+	if (num < n) {
+		on_burst(s, num);
+		return;
+	}
+	if (num < tasks) {
+		cfsbw_sim__workload_wake_timer(s, &s->tasks[num - n]);
+		return;
+	}
+	uint32_t k = num - tasks, gi = k / 3;
+	if (gi >= s->nr_groups) {
+		if (k == 3 * s->nr_groups) { /* the tick, counted per CPU */
+			s->events--;
+			on_tick(s, s->now);
+		} else {
+			cfsbw_sim__balance(s);
+			cfsbw_sim__timer_arm(&s->evq, &s->balance_timer,
+					     s->now + s->balance_ns);
+		}
+		return;
+	}
+	struct sim_group *g = s->groups[gi];
+	switch (k % 3) {
+	case 0: /* R10: the refresh */
+		fire_core_timer(s, g, &g->period_timer, cfsbw_period_timer_fire);
 		break;
-	case SIM_T_BURST:
-		on_burst(s, tm->id);
+	case 1:
+		fire_core_timer(s, g, &g->slack_timer, cfsbw_slack_timer_fire);
 		break;
-	case SIM_T_WAKE:
-		cfsbw_sim__workload_wake_timer(s, &s->tasks[tm->id]);
-		break;
-	case SIM_T_PERIOD: /* R10: the refresh */
-		fire_core_timer(s, tm, cfsbw_period_timer_fire);
-		break;
-	case SIM_T_SLACK:
-		fire_core_timer(s, tm, cfsbw_slack_timer_fire);
-		break;
-	case SIM_T_SAMPLE: {
+	default:
 		/* the timeline's own timer: not an event of the model, so the
 		 * report is the same with and without --timeline (issue 16) */
 		s->events--;
-		struct sim_group *g = s->groups[tm->id];
 		emit_sample(s, g);
 		cfsbw_sim__timer_arm(&s->evq, &g->sample_timer,
 				     s->now + cfsbw_group_period_ns(g->cg));
-		break;
-	}
-	case SIM_T_BALANCE:
-		cfsbw_sim__balance(s);
-		cfsbw_sim__timer_arm(&s->evq, &s->balance_timer,
-				     s->now + s->balance_ns);
 		break;
 	}
 }
@@ -191,14 +203,16 @@ int cfsbw_sim_run(struct cfsbw_sim *s)
 	 * moves it in place, one sift instead of a removal and an insertion.
 	 * One the handler left alone (same sequence number) is removed.
 	 */
-	struct sim_timer *tm;
-	while ((tm = cfsbw_sim__evq_peek(&s->evq)) && tm->when < s->end_ns) {
-		uint64_t seq = tm->seq;
-		s->now = tm->when;
+	struct sim_evq *q = &s->evq;
+	uint32_t num;
+	while ((num = cfsbw_sim__evq_peek_num(q)) != SIM_EVQ_NONE &&
+	       q->rec[num].when < s->end_ns) {
+		uint64_t seq = q->rec[num].seq;
+		s->now = q->rec[num].when;
 		s->events++;
-		on_timer(s, tm);
-		if (timer_armed(&s->evq, tm) && tm->seq == seq)
-			cfsbw_sim__timer_cancel(&s->evq, tm);
+		on_timer(s, num);
+		if (q->rec[num].where && q->rec[num].seq == seq)
+			cfsbw_sim__evq_cancel_num(q, num);
 		cfsbw_sim__process_resched(s);
 		/* a replay ends with its last thread (docs/sim.md) */
 		if (s->sc->until_done && s->nr_exited == s->nr_tasks) {

@@ -253,7 +253,8 @@ static int setup_tasks(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 	return 0;
 }
 
-/* Number every timer of the machine in the event queue. */
+/* Number every timer of the machine in the event queue, in the order
+ * run.c's on_timer() decodes. */
 static void register_timers(struct cfsbw_sim *s)
 {
 	for (unsigned c = 0; c < s->nr_cpus; c++)
@@ -267,6 +268,8 @@ static void register_timers(struct cfsbw_sim *s)
 	}
 	cfsbw_sim__evq_add(&s->evq, &s->tick_timer);
 	cfsbw_sim__evq_add(&s->evq, &s->balance_timer);
+	SIM_BUG_ON(s->tick_timer.num !=
+		   s->nr_cpus + s->nr_tasks + 3 * s->nr_groups);
 }
 
 int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,

@@ -55,10 +55,11 @@ enum sim_timer_kind {
 };
 
 #define SIM_TIMER_IDLE UINT32_MAX
+#define SIM_EVQ_NONE UINT32_MAX
 
+/* A timer is its number in the queue: its deadline and the rest are in the
+ * queue's record for that number (struct sim_evq_rec). */
 struct sim_timer {
-	int64_t when;
-	uint64_t seq;  /* equal deadlines fire in the order they were armed */
 	uint32_t
 		num; /* its number in the queue's tables (cfsbw_sim__evq_add) */
 	uint16_t kind;
@@ -78,16 +79,23 @@ struct sim_evq_heap {
 	uint32_t len;
 };
 
-/* The queue (evq.c): a near array, a wheel of buckets, a far heap; tables
+/* What the queue keeps of one timer, 32 bytes: two to a cache line. */
+struct sim_evq_rec {
+	int64_t when;      /* deadline when armed */
+	uint64_t seq;      /* sequence number when armed */
+	uint32_t pos;      /* position in its heap or near array */
+	uint32_t next, prev; /* links in its bucket */
+	uint8_t where;     /* idle, near, wheel or far */
+	uint8_t burst;     /* a SIM_T_BURST timer (first at an instant) */
+	uint16_t unused;
+};
+
+/* The queue (evq.c): a near array, a wheel of buckets, a far heap; records
  * indexed by a timer's number. */
 struct sim_evq {
 	struct sim_evq_heap near, far;
 	int64_t cursor;           /* the near tier's bucket */
-	uint32_t *pos;            /* [num]: position in its heap */
-	uint32_t *next, *prev;    /* [num]: links in its bucket */
-	uint8_t *where;           /* [num]: idle, near, wheel or far */
-	uint64_t *seq;            /* [num]: sequence number when armed */
-	int64_t *when;            /* [num]: deadline when armed */
+	struct sim_evq_rec *rec;  /* [num] */
 	struct sim_timer **timer; /* [num] */
 	uint32_t *head;           /* [bucket]: its first timer */
 	uint64_t *bitmap;         /* [bucket / 64]: buckets with timers */
@@ -100,18 +108,33 @@ size_t cfsbw_sim__evq_size(uint32_t cap);
 void cfsbw_sim__evq_init(struct sim_evq *q, void *mem, uint32_t cap);
 void cfsbw_sim__timer_init(struct sim_timer *t, enum sim_timer_kind kind,
 			   uint32_t id);
-/* Give t its number in q: every timer once, before it is armed. */
+/* Give t its number in q: every timer once, before it is armed.  Numbers
+ * are given in the order of the calls, from 0. */
 void cfsbw_sim__evq_add(struct sim_evq *q, struct sim_timer *t);
 /* Arm (or re-arm) t at when >= 0.  The queue holds every timer: never
  * fails. */
 void cfsbw_sim__timer_arm(struct sim_evq *q, struct sim_timer *t, int64_t when);
 void cfsbw_sim__timer_cancel(struct sim_evq *q, struct sim_timer *t);
+void cfsbw_sim__evq_cancel_num(struct sim_evq *q, uint32_t num);
 static inline bool timer_armed(const struct sim_evq *q,
 			       const struct sim_timer *t)
 {
-	return q->where[t->num] != 0;
+	return q->rec[t->num].where != 0;
 }
-/* The earliest timer, left armed (NULL when none is). */
+/* When t was last armed for, and its sequence number then. */
+static inline int64_t timer_when(const struct sim_evq *q,
+				 const struct sim_timer *t)
+{
+	return q->rec[t->num].when;
+}
+static inline uint64_t timer_seq(const struct sim_evq *q,
+				 const struct sim_timer *t)
+{
+	return q->rec[t->num].seq;
+}
+/* The earliest timer, left armed: its number (SIM_EVQ_NONE when none is
+ * armed), or the timer (NULL). */
+uint32_t cfsbw_sim__evq_peek_num(struct sim_evq *q);
 struct sim_timer *cfsbw_sim__evq_peek(struct sim_evq *q);
 
 /* ---- rng.c ---------------------------------------------------------- */
