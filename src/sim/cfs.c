@@ -83,18 +83,26 @@ static struct ph_node *ph_merge_pairs(struct ph_node *h)
 	return res;
 }
 
+/* The heap's root changed: cache its vruntime beside it. */
+static inline void set_root(struct sim_cfs_rq *q, struct ph_node *root)
+{
+	q->root = root;
+	q->left_vruntime = root ? entity_of(root)->vruntime : 0;
+}
+
 static void ph_insert(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	struct ph_node *n = &se->node;
 	n->child = n->next = n->prev = NULL;
-	q->root = ph_meld(q->root, n);
+	set_root(q, ph_meld(q->root, n));
 }
 
 static void ph_remove(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	struct ph_node *n = &se->node;
+	struct ph_node *root;
 	if (n == q->root) {
-		q->root = ph_merge_pairs(n->child);
+		root = ph_merge_pairs(n->child);
 	} else {
 		/* unlink n from its siblings (prev is a sibling or the parent) */
 		if (n->prev->child == n)
@@ -103,16 +111,17 @@ static void ph_remove(struct sim_cfs_rq *q, struct sim_entity *se)
 			n->prev->next = n->next;
 		if (n->next)
 			n->next->prev = n->prev;
-		q->root = ph_meld(q->root, ph_merge_pairs(n->child));
+		root = ph_meld(q->root, ph_merge_pairs(n->child));
 	}
-	if (q->root)
-		q->root->prev = NULL;
+	if (root)
+		root->prev = NULL;
+	set_root(q, root);
 	n->child = n->next = n->prev = NULL;
 }
 
 void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
 {
-	q->root = NULL;
+	set_root(q, NULL);
 	q->load = 0;
 	q->nr_running = 0;
 	q->min_vruntime = 0;
@@ -142,9 +151,8 @@ void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q)
 		v = q->curr->vruntime;
 		have = true;
 	}
-	struct sim_entity *first = cfsbw_sim__cfs_first(q);
-	if (first && (!have || vtime_before(first->vruntime, v))) {
-		v = first->vruntime;
+	if (q->root && (!have || vtime_before(q->left_vruntime, v))) {
+		v = q->left_vruntime;
 		have = true;
 	}
 	if (have && vtime_diff(v, q->min_vruntime) > 0)
@@ -311,10 +319,9 @@ bool cfsbw_sim__cfs_check_preempt_tick(const struct cfsbw_sim *s,
 		return true;
 	if (ran < s->min_gran_ns)
 		return false;
-	struct sim_entity *first = cfsbw_sim__cfs_first(q);
-	if (!first)
+	if (!q->root)
 		return false;
-	int64_t d = vtime_diff(curr->vruntime, first->vruntime);
+	int64_t d = vtime_diff(curr->vruntime, q->left_vruntime);
 	return d > ideal;
 }
 

@@ -211,7 +211,7 @@ void cfsbw_sim__cpu_update_curr(struct cfsbw_sim *s, unsigned c)
 	for (struct sim_entity *se = &t->se; se; se = se->parent) {
 		se->sum_exec += delta;
 		se->vruntime += cfsbw_sim__cfs_calc_delta_fair(delta, se);
-		cfsbw_sim__cfs_update_min_vruntime(se->cfs_rq);
+		cfs_update_min_vruntime_curr(se->cfs_rq, se);
 	}
 	for (struct sim_group *g = t->g; g; g = g->parent)
 		g->usage_ns += delta;

@@ -96,8 +96,8 @@ void cfsbw_sim__rng_seed(struct sim_rng *r, uint64_t seed)
 		r->s[i] = splitmix64(&x);
 	/* log2(1 + i / 1024) in Q30, from the exact bit-by-bit algorithm */
 	for (unsigned i = 0; i <= SIM_RNG_LOG_TABLE; i++)
-		r->log2_table[i] = log2_fixed(SIM_RNG_LOG_TABLE + i) -
-				   ((uint64_t)10 << LOG_FRAC_BITS);
+		r->log2_table[i] = (uint32_t)(log2_fixed(SIM_RNG_LOG_TABLE + i) -
+					       ((uint64_t)10 << LOG_FRAC_BITS));
 }
 
 int64_t cfsbw_sim__rng_exp(struct sim_rng *r, int64_t mean_ns)

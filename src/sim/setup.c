@@ -79,11 +79,15 @@ static int add_group(struct cfsbw_sim *s, struct cfsbw_group *cg)
 	struct sim_group *g = cfsbw_sim__zalloc(s, 1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	g->pc = cfsbw_sim__zalloc(s, s->nr_cpus, sizeof(*g->pc));
-	if (!g->pc) {
+	/* 63 bytes more, to align the entities on cache lines */
+	g->pc_mem = cfsbw_sim__zalloc(
+		s, 1, (size_t)s->nr_cpus * sizeof(*g->pc) + 63);
+	if (!g->pc_mem) {
 		cfsbw_sim__free(s, g);
 		return -ENOMEM;
 	}
+	g->pc = (struct sim_gcpu *)(void *)((char *)g->pc_mem +
+					    (-(uintptr_t)g->pc_mem & 63));
 	g->cg = cg;
 	g->index = (unsigned)s->nr_groups;
 	g->depth = cfsbw_group_depth(cg);
@@ -197,9 +201,15 @@ static int setup_tasks(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 		total += sc->tasks[i].count;
 	}
 	s->lines = cfsbw_sim__zalloc(s, sc->nr_tasks, sizeof(*s->lines));
-	s->tasks = cfsbw_sim__zalloc(s, total, sizeof(*s->tasks));
-	if (!s->lines || !s->tasks)
+	/* 63 bytes more, to align the tasks on cache lines */
+	s->tasks_mem = total > (SIZE_MAX - 63) / sizeof(*s->tasks)
+			       ? NULL
+			       : cfsbw_sim__zalloc(
+					 s, 1, total * sizeof(*s->tasks) + 63);
+	if (!s->lines || !s->tasks_mem)
 		return -ENOMEM;
+	s->tasks = (struct sim_task *)(void *)((char *)s->tasks_mem +
+					       (-(uintptr_t)s->tasks_mem & 63));
 	s->nr_lines = sc->nr_tasks;
 	size_t k = 0;
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
@@ -376,12 +386,12 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 	for (size_t i = 0; i < s->nr_lines; i++)
 		cfsbw_sim__free(s, s->lines[i].lat);
 	for (size_t i = 0; i < s->nr_groups; i++) {
-		cfsbw_sim__free(s, s->groups[i]->pc);
+		cfsbw_sim__free(s, s->groups[i]->pc_mem);
 		cfsbw_sim__free(s, s->groups[i]);
 	}
 	cfsbw_tree_free(s->tree);
 	cfsbw_sim__free(s, s->evq_mem);
-	cfsbw_sim__free(s, s->tasks);
+	cfsbw_sim__free(s, s->tasks_mem);
 	cfsbw_sim__free(s, s->lines);
 	cfsbw_sim__free(s, s->groups);
 	cfsbw_sim__free(s, s->cpus);

@@ -143,7 +143,9 @@ struct sim_timer *cfsbw_sim__evq_peek(struct sim_evq *q);
 
 struct sim_rng {
 	uint64_t s[4];
-	uint64_t log2_table[SIM_RNG_LOG_TABLE + 1]; /* log2(1 + i/1024), Q30 */
+	/* log2(1 + i/1024), Q30 (< 2^30): 4 KB, half the lines of 64-bit
+	 * entries for the lookups of every exponential sample */
+	uint32_t log2_table[SIM_RNG_LOG_TABLE + 1];
 };
 
 void cfsbw_sim__rng_seed(struct sim_rng *r, uint64_t seed);
@@ -163,34 +165,38 @@ struct ph_node {
 
 /*
  * A scheduling entity: one per task, one per group per CPU (the root group
- * has none: its queue is the CPU's).
+ * has none: its queue is the CPU's).  What the walk up from a running task
+ * reads at every level (cfsbw_sim__cpu_update_curr) comes first.
  */
 struct sim_entity {
-	struct ph_node node;
 	int64_t vruntime;      /* ns of virtual time, compared wrap-safely */
 	int64_t sum_exec;      /* CPU time while an entity on the path ran */
-	int64_t prev_sum_exec; /* sum_exec when last picked */
 	uint64_t weight;
+	struct sim_entity *parent;
+	struct sim_cfs_rq *cfs_rq; /* the queue it is (or would be) on */
+	bool on_rq;
 	uint32_t id;           /* ties on vruntime go to the lower id */
 	unsigned depth;        /* entities above this one */
-	bool on_rq;
-	struct sim_cfs_rq *cfs_rq; /* the queue it is (or would be) on */
+	int64_t prev_sum_exec; /* sum_exec when last picked */
+	struct ph_node node;
 	struct sim_cfs_rq *my_q;   /* a group entity's own queue; NULL: task */
-	struct sim_entity *parent;
 };
 
 struct sim_cfs_rq {
 	struct ph_node *root;   /* queued entities except curr */
-	uint64_t load;          /* weights of on_rq entities, curr included */
-	unsigned nr_running;    /* on_rq entities, curr included */
+	int64_t left_vruntime;  /* root's vruntime (a queued entity's does
+				 * not change): read without touching it */
 	int64_t min_vruntime;
 	struct sim_entity *curr;
+	uint64_t load;          /* weights of on_rq entities, curr included */
+	unsigned nr_running;    /* on_rq entities, curr included */
 	struct sim_gcpu *owner; /* the group on this CPU owning the queue */
 };
 
-/* One group on one CPU: its entity and its queue. */
+/* One group on one CPU: its entity and its queue, on cache lines of their
+ * own (64-byte aligned, setup.c). */
 struct sim_gcpu {
-	struct sim_entity se;
+	_Alignas(64) struct sim_entity se;
 	struct sim_cfs_rq q;
 	uint64_t contrib;   /* q.load counted in the group's tg_load */
 	bool throttled;     /* R7: the core throttled this account */
@@ -205,6 +211,7 @@ struct sim_group {
 	unsigned shares;
 	uint64_t tg_load;       /* R8: runnable load of unthrottled queues */
 	struct sim_gcpu *pc;    /* [nr_cpus] */
+	void *pc_mem;           /* pc's allocation (pc is aligned in it) */
 	int64_t usage_ns;       /* CPU time of the subtree */
 	uint64_t throttles;
 	struct sim_timer period_timer, slack_timer, sample_timer;
@@ -221,6 +228,20 @@ int64_t cfsbw_sim__cfs_calc_delta_fair(int64_t delta,
 void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner);
 struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q);
 void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q);
+/* The same for the queue whose curr is se (the running path). */
+static inline void cfs_update_min_vruntime_curr(struct sim_cfs_rq *q,
+						const struct sim_entity *se)
+{
+	SIM_BUG_ON(q->curr != se);
+	bool have = se->on_rq;
+	int64_t v = se->vruntime;
+	if (q->root && (!have || vtime_before(q->left_vruntime, v))) {
+		v = q->left_vruntime;
+		have = true;
+	}
+	if (have && vtime_diff(v, q->min_vruntime) > 0)
+		q->min_vruntime = v;
+}
 void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void cfsbw_sim__cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void cfsbw_sim__cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se);
@@ -260,23 +281,32 @@ struct sim_request {
 
 struct sim_line;
 
+/*
+ * A task, on cache lines of its own (64-byte aligned, setup.c): its entity
+ * (the walk up from a running task reads its first 48 bytes), then what
+ * a CPU's list walk reads (throttling, balancing: the link, state and
+ * group), then what an arrival or a wake-up reads and writes (its timer,
+ * its request ring), then the rest.
+ */
 struct sim_task {
-	struct sim_entity se;
-	struct sim_group *g;
-	struct sim_line *line;
-	const struct cfsbw_sim_task_spec *spec;
-	unsigned cpu;
+	_Alignas(64) struct sim_entity se;
 	enum sim_task_state state;
+	struct list_head link; /* on its CPU's list while runnable */
+	struct sim_group *g;
+	/* 128: a wake-up, an arrival, the end of a burst */
 	bool runnable;
 	bool exited;
+	unsigned cpu;
+	/* requests: FIFO ring of requests waiting or in service */
+	uint32_t rq_head, rq_len, rq_cap;
+	struct sim_timer wake;
 	int64_t state_since;
 	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
-	int64_t cycle_start;  /* duty: when this cycle's run became due */
-	struct sim_timer wake;
-	struct list_head link; /* on its CPU's list while runnable */
-	/* requests: FIFO ring of requests waiting or in service */
+	const struct cfsbw_sim_task_spec *spec;
 	struct sim_request *rq_ring;
-	uint32_t rq_head, rq_len, rq_cap;
+	/* 192: the rest */
+	struct sim_line *line;
+	int64_t cycle_start;  /* duty: when this cycle's run became due */
 	/* trace: the steps it replays (its thread's, or the CSV's) */
 	const struct cfsbw_sim_trace_step *steps;
 	size_t nr_steps;
@@ -348,6 +378,7 @@ struct cfsbw_sim {
 	struct sim_group **groups; /* in creation order; [0] is the root */
 	size_t nr_groups;
 	struct sim_task *tasks;
+	void *tasks_mem;   /* tasks' allocation (tasks is aligned in it) */
 	size_t nr_tasks;
 	struct sim_line *lines;
 	size_t nr_lines;
