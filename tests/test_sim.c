@@ -781,8 +781,7 @@ TEST(event_queue_fires_in_deadline_then_arming_order, "section-7")
 	ASSERT_INT(cfsbw_sim__evq_size(EVQ_TIMERS) + 64, <=, sizeof mem);
 	cfsbw_sim__evq_init(&q, mem + (-(uintptr_t)mem & 63), EVQ_TIMERS);
 	for (unsigned i = 0; i < EVQ_TIMERS; i++) {
-		cfsbw_sim__timer_init(&tm[i], i % 5 ? SIM_T_WAKE : SIM_T_BURST,
-				      i);
+		cfsbw_sim__timer_init(&tm[i], i % 5 ? SIM_T_WAKE : SIM_T_BURST);
 		cfsbw_sim__evq_add(&q, &tm[i]);
 	}
 	struct sim_rng rng;

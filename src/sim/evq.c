@@ -363,12 +363,10 @@ void cfsbw_sim__evq_init(struct sim_evq *q, void *mem, uint32_t cap)
 	q->next_seq = 0;
 }
 
-void cfsbw_sim__timer_init(struct sim_timer *t, enum sim_timer_kind kind,
-			   uint32_t id)
+void cfsbw_sim__timer_init(struct sim_timer *t, enum sim_timer_kind kind)
 {
 	t->num = NO_TIMER;
 	t->kind = (uint16_t)kind;
-	t->id = id;
 }
 
 void cfsbw_sim__evq_add(struct sim_evq *q, struct sim_timer *t)

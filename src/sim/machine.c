@@ -423,6 +423,6 @@ void cfsbw_sim__cpu_init(struct cfsbw_sim *s, unsigned c)
 {
 	struct sim_cpu *cpu = &s->cpus[c];
 	list_init(&cpu->tasks);
-	cfsbw_sim__timer_init(&cpu->burst, SIM_T_BURST, c);
+	cfsbw_sim__timer_init(&cpu->burst, SIM_T_BURST);
 	cpu_set_idle(s, c, true);
 }

@@ -96,9 +96,9 @@ static int add_group(struct cfsbw_sim *s, struct cfsbw_group *cg)
 			    : NULL;
 	g->shares = cfsbw_group_shares(cg);
 	cfsbw_group_set_driver_data(cg, g);
-	cfsbw_sim__timer_init(&g->period_timer, SIM_T_PERIOD, g->index);
-	cfsbw_sim__timer_init(&g->slack_timer, SIM_T_SLACK, g->index);
-	cfsbw_sim__timer_init(&g->sample_timer, SIM_T_SAMPLE, g->index);
+	cfsbw_sim__timer_init(&g->period_timer, SIM_T_PERIOD);
+	cfsbw_sim__timer_init(&g->slack_timer, SIM_T_SLACK);
+	cfsbw_sim__timer_init(&g->sample_timer, SIM_T_SAMPLE);
 	for (unsigned c = 0; c < s->nr_cpus; c++) {
 		struct sim_gcpu *gc = &g->pc[c];
 		gc->group = g;
@@ -252,8 +252,7 @@ static int setup_tasks(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 				t->nr_steps = ts->trace_len;
 				t->steps_loop = ts->trace_loop;
 			}
-			cfsbw_sim__timer_init(&t->wake, SIM_T_WAKE,
-					      (uint32_t)k);
+			cfsbw_sim__timer_init(&t->wake, SIM_T_WAKE);
 			s->nr_tasks = k + 1;
 			int rc = cfsbw_sim__workload_init(s, t);
 			if (rc)
@@ -318,8 +317,8 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	 * 4 ms up to 64 CPUs, 4 ms more per 64 CPUs beyond */
 	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC * (int64_t)((n + 63) / 64);
 	cfsbw_sim__rng_seed(&s->rng, sc->seed);
-	cfsbw_sim__timer_init(&s->balance_timer, SIM_T_BALANCE, 0);
-	cfsbw_sim__timer_init(&s->tick_timer, SIM_T_TICK, 0);
+	cfsbw_sim__timer_init(&s->balance_timer, SIM_T_BALANCE);
+	cfsbw_sim__timer_init(&s->tick_timer, SIM_T_TICK);
 
 	struct cfsbw_tree_config cfg = {
 		.nr_rq = n,

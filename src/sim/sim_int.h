@@ -46,11 +46,11 @@ static inline unsigned sim_ctz64(uint64_t bits)
 
 enum sim_timer_kind {
 	SIM_T_TICK,    /* the scheduler tick of every busy CPU */
-	SIM_T_BURST,   /* the running task's burst of CPU ends (id: cpu) */
-	SIM_T_WAKE,    /* a task wakes, or a request arrives (id: task) */
-	SIM_T_PERIOD,  /* a group's period timer (R10) (id: group) */
-	SIM_T_SLACK,   /* a group's slack timer (upstream) (id: group) */
-	SIM_T_SAMPLE,  /* a group's timeline row (id: group) */
+	SIM_T_BURST,   /* the running task's burst of CPU ends (per CPU) */
+	SIM_T_WAKE,    /* a task wakes, or a request arrives (per task) */
+	SIM_T_PERIOD,  /* a group's period timer (R10) */
+	SIM_T_SLACK,   /* a group's slack timer (upstream) */
+	SIM_T_SAMPLE,  /* a group's timeline row */
 	SIM_T_BALANCE, /* periodic load balancing */
 };
 
@@ -58,12 +58,12 @@ enum sim_timer_kind {
 #define SIM_EVQ_NONE UINT32_MAX
 
 /* A timer is its number in the queue: its deadline and the rest are in the
- * queue's record for that number (struct sim_evq_rec). */
+ * queue's record for that number (struct sim_evq_rec); what it is for
+ * follows from the number (run.c). */
 struct sim_timer {
 	uint32_t
 		num; /* its number in the queue's tables (cfsbw_sim__evq_add) */
 	uint16_t kind;
-	uint32_t id;
 };
 
 /* A heap slot: the deadline beside the timer's number, 16 bytes, so that
@@ -106,8 +106,7 @@ struct sim_evq {
 /* Room for cap timers (cfsbw_sim__evq_size() bytes at mem, 64-byte aligned). */
 size_t cfsbw_sim__evq_size(uint32_t cap);
 void cfsbw_sim__evq_init(struct sim_evq *q, void *mem, uint32_t cap);
-void cfsbw_sim__timer_init(struct sim_timer *t, enum sim_timer_kind kind,
-			   uint32_t id);
+void cfsbw_sim__timer_init(struct sim_timer *t, enum sim_timer_kind kind);
 /* Give t its number in q: every timer once, before it is armed.  Numbers
  * are given in the order of the calls, from 0. */
 void cfsbw_sim__evq_add(struct sim_evq *q, struct sim_timer *t);
@@ -291,12 +290,12 @@ struct sim_line;
 struct sim_task {
 	_Alignas(64) struct sim_entity se;
 	enum sim_task_state state;
+	unsigned cpu;
 	struct list_head link; /* on its CPU's list while runnable */
 	struct sim_group *g;
 	/* 128: a wake-up, an arrival, the end of a burst */
 	bool runnable;
 	bool exited;
-	unsigned cpu;
 	/* requests: FIFO ring of requests waiting or in service */
 	uint32_t rq_head, rq_len, rq_cap;
 	struct sim_timer wake;
@@ -304,8 +303,8 @@ struct sim_task {
 	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
 	const struct cfsbw_sim_task_spec *spec;
 	struct sim_request *rq_ring;
-	/* 192: the rest */
 	struct sim_line *line;
+	/* 192: the rest */
 	int64_t cycle_start;  /* duty: when this cycle's run became due */
 	/* trace: the steps it replays (its thread's, or the CSV's) */
 	const struct cfsbw_sim_trace_step *steps;
