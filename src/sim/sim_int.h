@@ -296,15 +296,22 @@ struct sim_task {
 	/* 128: a wake-up, an arrival, the end of a burst */
 	bool runnable;
 	bool exited;
+	/* the spec's workload and its figures, copied (workload_init):
+	 * read at every wake-up, arrival and end of burst */
+	uint8_t workload;      /* enum cfsbw_sim_workload */
+	bool arrivals_periodic, service_exp;
 	/* requests: FIFO ring of requests waiting or in service */
 	uint32_t rq_head, rq_len, rq_cap;
 	struct sim_timer wake;
-	int64_t state_since;
-	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
-	const struct cfsbw_sim_task_spec *spec;
 	struct sim_request *rq_ring;
+	int64_t work_ns;       /* duty: run_ns; requests: service_ns */
+	int64_t gap_ns;        /* duty: sleep_ns; requests: mean_gap_ns */
+	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
+	/* 192 */
+	int64_t state_since;
 	struct sim_line *line;
-	/* 192: the rest */
+	const struct cfsbw_sim_task_spec *spec;
+	/* the rest */
 	int64_t cycle_start;  /* duty: when this cycle's run became due */
 	/* trace: the steps it replays (its thread's, or the CSV's) */
 	const struct cfsbw_sim_trace_step *steps;

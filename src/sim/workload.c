@@ -41,7 +41,15 @@ const char *cfsbw_sim_workload_name(enum cfsbw_sim_workload wl)
 
 int cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
 {
-	if (t->spec->workload != CFSBW_SIM_WL_REQUESTS)
+	const struct cfsbw_sim_task_spec *ts = t->spec;
+	t->workload = (uint8_t)ts->workload;
+	t->arrivals_periodic = ts->arrivals_periodic;
+	t->service_exp = ts->service_exp;
+	t->work_ns = ts->workload == CFSBW_SIM_WL_REQUESTS ? ts->service_ns
+							     : ts->run_ns;
+	t->gap_ns = ts->workload == CFSBW_SIM_WL_REQUESTS ? ts->mean_gap_ns
+							    : ts->sleep_ns;
+	if (ts->workload != CFSBW_SIM_WL_REQUESTS)
 		return 0;
 	t->rq_ring = cfsbw_sim__zalloc(s, RING_INITIAL, sizeof(*t->rq_ring));
 	if (!t->rq_ring)
@@ -196,19 +204,16 @@ static void ring_pop(struct sim_task *t)
 	t->rq_len--;
 }
 
-static int64_t arrival_gap(struct cfsbw_sim *s,
-			   const struct cfsbw_sim_task_spec *ts)
+static int64_t arrival_gap(struct cfsbw_sim *s, const struct sim_task *t)
 {
-	return ts->arrivals_periodic
-		       ? ts->mean_gap_ns
-		       : cfsbw_sim__rng_exp(&s->rng, ts->mean_gap_ns);
+	return t->arrivals_periodic ? t->gap_ns
+				    : cfsbw_sim__rng_exp(&s->rng, t->gap_ns);
 }
 
-static int64_t service_sample(struct cfsbw_sim *s,
-			      const struct cfsbw_sim_task_spec *ts)
+static int64_t service_sample(struct cfsbw_sim *s, const struct sim_task *t)
 {
-	return ts->service_exp ? cfsbw_sim__rng_exp(&s->rng, ts->service_ns)
-			       : ts->service_ns;
+	return t->service_exp ? cfsbw_sim__rng_exp(&s->rng, t->work_ns)
+			      : t->work_ns;
 }
 
 static void arm_wake(struct cfsbw_sim *s, struct sim_task *t, int64_t when)
@@ -305,7 +310,7 @@ void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t)
 		if (ts->arrivals_periodic)
 			arm_wake(s, t, s->now);
 		else
-			arm_wake(s, t, s->now + arrival_gap(s, ts));
+			arm_wake(s, t, s->now + arrival_gap(s, t));
 		break;
 	case CFSBW_SIM_WL_TRACE:
 		t->timer_next_ns = -1;
@@ -337,10 +342,9 @@ void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t)
 
 void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t)
 {
-	const struct cfsbw_sim_task_spec *ts = t->spec;
-	switch (ts->workload) {
+	switch ((enum cfsbw_sim_workload)t->workload) {
 	case CFSBW_SIM_WL_DUTY:
-		t->burst_left = ts->run_ns; /* cycle_start: when it was due */
+		t->burst_left = t->work_ns; /* cycle_start: when it was due */
 		cfsbw_sim__task_wake(s, t);
 		break;
 	case CFSBW_SIM_WL_TRACE:
@@ -349,9 +353,9 @@ void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t)
 		break;
 	case CFSBW_SIM_WL_REQUESTS:
 		/* An arrival: queue it, draw the next one. */
-		if (!ring_push(s, t, s->now, service_sample(s, ts)))
+		if (!ring_push(s, t, s->now, service_sample(s, t)))
 			t->line->dropped++;
-		arm_wake(s, t, s->now + arrival_gap(s, ts));
+		arm_wake(s, t, s->now + arrival_gap(s, t));
 		if (!t->runnable && t->rq_len > 0) {
 			t->burst_left = ring_head(t)->service_ns;
 			cfsbw_sim__task_wake(s, t);
@@ -418,14 +422,13 @@ static void trace_step_done(struct cfsbw_sim *s, struct sim_task *t)
 
 void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t)
 {
-	const struct cfsbw_sim_task_spec *ts = t->spec;
 	struct sim_line *l = t->line;
-	switch (ts->workload) {
+	switch ((enum cfsbw_sim_workload)t->workload) {
 	case CFSBW_SIM_WL_DUTY:
 		l->completed++;
 		cfsbw_sim__line_record(s, l, s->now - t->cycle_start);
 		cfsbw_sim__task_sleep(s, t);
-		t->cycle_start = s->now + ts->sleep_ns;
+		t->cycle_start = s->now + t->gap_ns;
 		arm_sleep_end(s, t, t->cycle_start);
 		break;
 	case CFSBW_SIM_WL_REQUESTS:
