@@ -24,7 +24,7 @@
 void cfsbw_sim__task_set_state(struct cfsbw_sim *s, struct sim_task *t,
 			       enum sim_task_state st)
 {
-	t->line->state_ns[t->state] += s->now - t->state_since;
+	t->state_ns[t->state] += s->now - t->state_since;
 	t->state = st;
 	t->state_since = s->now;
 }

@@ -229,6 +229,8 @@ int cfsbw_sim_run(struct cfsbw_sim *s)
 	for (size_t i = 0; i < s->nr_tasks; i++) {
 		struct sim_task *t = &s->tasks[i];
 		cfsbw_sim__task_set_state(s, t, t->state);
+		for (unsigned k = 0; k < SIM_TS_COUNT; k++)
+			t->line->state_ns[k] += t->state_ns[k];
 		t->line->pending += t->rq_len;
 	}
 	if (s->timeline)

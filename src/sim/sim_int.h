@@ -311,6 +311,9 @@ struct sim_task {
 	int64_t state_since;
 	struct sim_line *line;
 	const struct cfsbw_sim_task_spec *spec;
+	/* time in each state, added to its line's at the end of the run: a
+	 * change of state touches the task alone */
+	int64_t state_ns[SIM_TS_COUNT];
 	/* the rest */
 	int64_t cycle_start;  /* duty: when this cycle's run became due */
 	/* trace: the steps it replays (its thread's, or the CSV's) */
@@ -330,7 +333,7 @@ struct sim_task {
 
 struct sim_line {
 	const struct cfsbw_sim_task_spec *spec;
-	int64_t state_ns[SIM_TS_COUNT];
+	int64_t state_ns[SIM_TS_COUNT]; /* its tasks', at the end of the run */
 	uint64_t migrations;
 	uint64_t completed;
 	uint64_t dropped;
