@@ -134,14 +134,6 @@ struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q)
 	return q->root ? entity_of(q->root) : NULL;
 }
 
-int64_t cfsbw_sim__cfs_calc_delta_fair(int64_t delta,
-				       const struct sim_entity *se)
-{
-	if (se->weight == NICE_0_LOAD)
-		return delta;
-	return (int64_t)((uint64_t)delta * NICE_0_LOAD / se->weight);
-}
-
 /* min_vruntime only moves forward: it is the queue's notion of "now". */
 void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q)
 {

@@ -213,8 +213,7 @@ void cfsbw_sim__cpu_update_curr(struct cfsbw_sim *s, unsigned c)
 		se->vruntime += cfsbw_sim__cfs_calc_delta_fair(delta, se);
 		cfs_update_min_vruntime_curr(se->cfs_rq, se);
 	}
-	for (struct sim_group *g = t->g; g; g = g->parent)
-		g->usage_ns += delta;
+	t->g->usage_ns += delta; /* its ancestors' at the end of the run */
 	cpu->busy_ns += delta;
 	s->busy_ns += delta;
 	if (cfsbw_charge(t->g->cg, c, delta, s->now))

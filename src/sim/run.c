@@ -66,11 +66,16 @@ static void on_burst(struct cfsbw_sim *s, unsigned c)
 	cfsbw_sim__workload_burst_done(s, t);
 }
 
-/* A group's CPU time now, counting what its running tasks ran so far. */
+/* A group's CPU time now, counting what its running tasks ran so far: its
+ * subtree's own times (a group is created after its parent, so the
+ * subtree follows it in creation order). */
 static int64_t group_usage_now(const struct cfsbw_sim *s,
 			       const struct sim_group *g)
 {
-	int64_t used = g->usage_ns;
+	int64_t used = 0;
+	for (size_t i = g->index; i < s->nr_groups; i++)
+		if (group_in_subtree(s->groups[i], g))
+			used += s->groups[i]->usage_ns;
 	for (unsigned c = 0; c < s->nr_cpus; c++) {
 		const struct sim_cpu *cpu = &s->cpus[c];
 		if (cpu->curr && group_in_subtree(cpu->curr->g, g))
@@ -237,6 +242,10 @@ int cfsbw_sim_run(struct cfsbw_sim *s)
 		for (size_t i = 0; i < s->nr_groups; i++)
 			if (s->groups[i]->sample_start_ns < s->end_ns)
 				emit_sample(s, s->groups[i]);
+	/* each group's usage becomes its subtree's: children after their
+	 * parents in creation order, so added up from the last */
+	for (size_t i = s->nr_groups; i-- > 1;)
+		s->groups[i]->parent->usage_ns += s->groups[i]->usage_ns;
 	for (size_t i = 0; i < s->nr_lines; i++)
 		cfsbw_sim__line_finish(s, &s->lines[i]);
 	return 0;

@@ -211,7 +211,9 @@ struct sim_group {
 	uint64_t tg_load;       /* R8: runnable load of unthrottled queues */
 	struct sim_gcpu *pc;    /* [nr_cpus] */
 	void *pc_mem;           /* pc's allocation (pc is aligned in it) */
-	int64_t usage_ns;       /* CPU time of the subtree */
+	int64_t usage_ns;       /* CPU time of the group's own tasks during
+				 * the run; of its subtree after it
+				 * (cfsbw_sim_run() adds the children's) */
 	uint64_t throttles;
 	struct sim_timer period_timer, slack_timer, sample_timer;
 	/* timeline */
@@ -222,8 +224,15 @@ struct sim_group {
 struct sim_cpu;
 struct cfsbw_sim;
 
-int64_t cfsbw_sim__cfs_calc_delta_fair(int64_t delta,
-				       const struct sim_entity *se);
+/* Virtual time for delta ns of running at se's weight (inline: every
+ * level of every charge). */
+static inline int64_t cfsbw_sim__cfs_calc_delta_fair(int64_t delta,
+						     const struct sim_entity *se)
+{
+	if (se->weight == NICE_0_LOAD)
+		return delta;
+	return (int64_t)((uint64_t)delta * NICE_0_LOAD / se->weight);
+}
 void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner);
 struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q);
 void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q);
