@@ -204,6 +204,9 @@ static void wall_backstop_arm(struct cfsbw_host *h, struct host_proc *p,
 void cfsbw_host__cputimer_arm(struct cfsbw_host *h, struct host_proc *p)
 {
 	cfsbw_host__reach_drop(p->grp, p);
+	/* Armed now: a re-arm owed since a promise was taken back is paid
+	 * (the refresh armed it; reach_rearm would set the same again). */
+	p->resync = false;
 	if (!p->timer_ok)
 		return;
 	int64_t left = cfsbw_runtime_left_ns(p->grp->g, p->rq);
