@@ -1,6 +1,7 @@
 /*
  * group.c - the driver's data per group: the processes in it, its usage
- * (cpuacct.usage), and its period and slack timers.
+ * (cpuacct.usage), and its period and slack timers: when they are due and
+ * what an expiry does (R9, R10).
  *
  * The core asks for one period timer per group (R10) and, under the
  * upstream policy, one slack timer.  With many groups, a POSIX timer each
@@ -118,6 +119,84 @@ void cfsbw_host__gtimers_sync(struct cfsbw_host *h)
 	BUG_ON(rc < 0);
 }
 
+/* ---- the period and slack timers (R9, R10) ---- */
+
+/*
+ * R9, R10: the driver cannot see a process fall asleep without polling, so
+ * at each expiry it looks at the group's processes whose CPU time did not
+ * grow during the whole period before (their timers did not fire: one
+ * clock read each, and only for them).  Those that still have not run are
+ * dequeued as idle, and their CPU-time timer is armed for their next tick
+ * of CPU, which enqueues them again.  When every process of the group
+ * sleeps, the period timer stops, as the kernel's does, and nr_periods
+ * stops counting.
+ */
+static void idle_scan(struct cfsbw_host *h, struct host_group *grp,
+		      uint64_t seq)
+{
+	list_for_each_entry(p, &grp->procs, struct host_proc, grp_link) {
+		if (p->idle || p->throttled || !p->enqueued ||
+		    p->active_seq + 1 >= seq)
+			continue;
+		int64_t cpu = cfsbw_host__clock_ns(p->clock);
+		if (cpu < 0)
+			continue;
+		if (cpu > p->last_cpu_ns) {
+			cfsbw_host__charge_to(h, p, cpu, true);
+			continue;
+		}
+		p->idle = true;
+		grp->nr_idle++;
+		p->enqueued = false;
+		cfsbw_task_dequeue(grp->g, p->rq, cfsbw_host_now_ns());
+		cfsbw_host__cputimer_arm(h, p);
+	}
+}
+
+/*
+ * The processes of an unlimited group have no period timer of their own:
+ * the nearest limited ancestor's looks at them too (R9, R11), down to the
+ * next limited group, which has its own timer.
+ */
+static void idle_scan_tree(struct cfsbw_host *h, struct host_group *grp,
+			   uint64_t seq, unsigned depth)
+{
+	idle_scan(h, grp, seq);
+	if (depth > 64)
+		return;
+	for (struct cfsbw_group *c = cfsbw_group_first_child(grp->g); c;
+	     c = cfsbw_group_next_sibling(c)) {
+		struct host_group *cg = cfsbw_group_driver_data(c);
+		if (cg && cfsbw_group_quota_ns(c) == CFSBW_RUNTIME_INF)
+			idle_scan_tree(h, cg, seq, depth + 1);
+	}
+}
+
+static void gtimer_fire(struct cfsbw_host *h, struct host_group *grp,
+			enum host_gtimer_kind kind, int64_t now_ns)
+{
+	int64_t next;
+	/* Throttles until the refresh is over are marked, not stopped yet
+	 * ("stops deferred", above). */
+	h->defer_stops = true;
+	/* What ran on promises belongs to the period ending (R10). */
+	cfsbw_host__reach_take_back(h, grp);
+	if (kind == HOST_GT_PERIOD) {
+		grp->period_seq++;
+		idle_scan_tree(h, grp, grp->period_seq, 0);
+		next = cfsbw_period_timer_fire(grp->g, now_ns);
+	} else {
+		next = cfsbw_slack_timer_fire(grp->g, now_ns);
+	}
+	if (next != CFSBW_TIMER_STOP)
+		cfsbw_host__gtimer_set(h, grp, kind, next);
+	/* R10: resumed processes are charged what they ran and re-armed. */
+	cfsbw_host__run_arm_list(h);
+	cfsbw_host__reach_rearm(h, grp);
+	cfsbw_host__reach_check(h, grp);
+	cfsbw_host__stops_flush(h);
+}
+
 void cfsbw_host__gtimers_run(struct cfsbw_host *h, int64_t now_ns)
 {
 	/* It fired: a one-shot timer is off, a periodic one is set for its
@@ -129,7 +208,7 @@ void cfsbw_host__gtimers_run(struct cfsbw_host *h, int64_t now_ns)
 	while (h->gt_len && h->gt_heap[0]->at_ns <= now_ns) {
 		struct host_gtimer *t = h->gt_heap[0];
 		gt_remove(h, t);
-		cfsbw_host__gtimer_fire(h, t->grp, t->kind, now_ns);
+		gtimer_fire(h, t->grp, t->kind, now_ns);
 	}
 	cfsbw_host__gtimers_sync(h);
 }

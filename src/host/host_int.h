@@ -10,6 +10,7 @@
  *              R13), and what to do with each ptrace event
  *   group.c    the driver's data per group: its processes, its usage,
  *              its period and slack timers (one heap, one POSIX timer)
+ *              and their expiries (R9, R10)
  *   cputimer.c CPU clocks and CPU-time timers: charging (R5, R6), the
  *              "reach" ledger of promised runtime, the wall backstop
  *   trace.c    ptrace as a source of events (born, stopped, exited) and
@@ -21,7 +22,8 @@
  *              numbers
  *
  * Layers inside the driver: loop.c calls govern.c and group.c; govern.c
- * decides and calls cputimer.c, group.c, trace.c and proc.c; trace.c
+ * decides and calls cputimer.c, group.c, trace.c and proc.c; group.c's
+ * expiries charge (cputimer.c) and resume or stop (govern.c); trace.c
  * calls only proc.c (tables) and reports events to its caller.
  * Everything runs on the driver's one thread.
  */
@@ -99,6 +101,7 @@ struct host_proc {
 	bool sleepers;
 	bool sleepers_watched;
 	bool arm_pending;      /* unthrottled: charge and re-arm after the call */
+	bool stop_deferred;    /* throttled during a refresh: stop after it */
 	bool resume_pending;   /* unthrottled: resume after that charge */
 	int64_t last_cpu_ns;   /* process CPU time read so far */
 	int64_t debt_ns;       /* read but not charged yet: ran while throttled */
@@ -227,6 +230,11 @@ struct cfsbw_host {
 	/* Unthrottled processes to charge and re-arm after a core call. */
 	unsigned *arm_list;
 	unsigned nr_arm;
+	/* Inside a group timer's expiry (govern.c, "stops deferred"): the
+	 * processes throttled there, to stop once it is over. */
+	bool defer_stops;
+	unsigned *stop_list;
+	unsigned nr_stop;
 	uint64_t usage_ns;
 	uint64_t nr_processes;
 	uint64_t nr_thread_stops;  /* PTRACE_INTERRUPTs sent */
@@ -343,11 +351,10 @@ void cfsbw_host__reap(struct cfsbw_host *h);
 /* R7: stop p's threads (with look: leave sleepers alone). */
 void cfsbw_host__stop_proc(struct cfsbw_host *h, struct host_proc *p,
 			   bool look);
+/* Stop the processes throttled while stops were deferred. */
+void cfsbw_host__stops_flush(struct cfsbw_host *h);
 /* Charge every process (arm: re-arm those not throttled). */
 void cfsbw_host__charge_all(struct cfsbw_host *h);
-/* The period or slack timer of grp is due (R10). */
-void cfsbw_host__gtimer_fire(struct cfsbw_host *h, struct host_group *grp,
-			     enum host_gtimer_kind kind, int64_t now_ns);
 /* The held early tids' timer. */
 void cfsbw_host__early_fired(struct cfsbw_host *h);
 /* Resume, charge and detach every governed process; it leaves the core. */

@@ -35,6 +35,9 @@ int cfsbw_host__table_init(struct cfsbw_host *h)
 	h->arm_list = calloc(HOST_NR_RQ_INITIAL, sizeof(*h->arm_list));
 	if (!h->arm_list)
 		goto fail_arm_list;
+	h->stop_list = calloc(HOST_NR_RQ_INITIAL, sizeof(*h->stop_list));
+	if (!h->stop_list)
+		goto fail_stop_list;
 	/* Lowest numbers first: pop from the end. */
 	for (unsigned i = 0; i < HOST_NR_RQ_INITIAL; i++)
 		h->free_rq[i] = HOST_NR_RQ_INITIAL - 1 - i;
@@ -42,6 +45,8 @@ int cfsbw_host__table_init(struct cfsbw_host *h)
 	h->nr_rq = HOST_NR_RQ_INITIAL;
 	return 0;
 
+fail_stop_list:
+	free(h->arm_list);
 fail_arm_list:
 	free(h->free_rq);
 fail_free_rq:
@@ -69,6 +74,7 @@ void cfsbw_host__table_free(struct cfsbw_host *h)
 			free(p);
 		}
 	}
+	free(h->stop_list);
 	free(h->arm_list);
 	free(h->free_rq);
 	free(h->procs);
@@ -129,6 +135,10 @@ static int proc_table_grow(struct cfsbw_host *h)
 	if (!arm_list)
 		return -ENOMEM;
 	h->arm_list = arm_list;
+	unsigned *stop_list = realloc(h->stop_list, n * sizeof(*stop_list));
+	if (!stop_list)
+		return -ENOMEM;
+	h->stop_list = stop_list;
 	for (unsigned rq = h->nr_rq; rq < n; rq++)
 		procs[rq] = NULL;
 	/* The new numbers go under the free ones, lowest popped first. */
