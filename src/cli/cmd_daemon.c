@@ -142,7 +142,12 @@ static const struct cfsbw_daemon_driver host_driver = {
 	.group_of = drv_group_of,
 };
 
-/* The host's once-a-second callback: the state file follows processes. */
+/*
+ * The host's once-a-second callback: the state file follows processes.
+ * Only with --state: without a file the tick would do nothing but cost a
+ * wake-up, a CPU clock read per process and a re-arm of the running ones
+ * each second (docs/host.md section 11).
+ */
 static void on_tick(void *ctx, struct cfsbw_host *h)
 {
 	(void)h;
@@ -177,7 +182,7 @@ int cli_daemon_main(int argc, char **argv)
 	struct cfsbw_host_config hc = {
 		.policy = policy,
 		.daemon = true,
-		.stat_interval_ns = CFSBW_NSEC_PER_SEC,
+		.stat_interval_ns = o.state ? CFSBW_NSEC_PER_SEC : 0,
 		.on_stat = on_tick,
 		.ctx = &d,
 	};
