@@ -185,6 +185,18 @@ int cfsbw_tree_set_nr_rq(struct cfsbw_tree *tree, unsigned nr_rq);
 enum cfsbw_policy cfsbw_tree_policy(const struct cfsbw_tree *tree);
 /* The system-wide slice (sched_cfs_bandwidth_slice_us), in ns. */
 int64_t cfsbw_tree_slice_ns(const struct cfsbw_tree *tree);
+/*
+ * R10: where a group's periods fall.  By default a period timer started
+ * for the first time expires one period after that moment.  With on, it
+ * expires at the first multiple of the period (counted from time 0) after
+ * it, as Linux's hrtimer_forward_now from 0 did before 6.12 (which now
+ * starts at a random offset): groups with the same period refresh at the
+ * same moments, so a driver serving many groups wakes once for all of
+ * them (the host driver in daemon mode).  The first period is then
+ * shorter than a whole one.  Groups whose timer started already keep
+ * their phase.  A configuration-class call.
+ */
+void cfsbw_tree_align_periods(struct cfsbw_tree *tree, bool on);
 struct cfsbw_group *cfsbw_tree_root(struct cfsbw_tree *tree);
 
 /*

@@ -375,6 +375,34 @@ TEST(stats_untouched_without_throttling, "R12")
 	drv_fini(&d);
 }
 
+/*
+ * R10, cfsbw_tree_align_periods: with periods aligned, a first start at
+ * 123 ms expires on the grid of 100 ms periods (200 ms), not a period
+ * later (223 ms); a second group started at 150 ms expires with it; a
+ * group started before the call keeps its phase.
+ */
+TEST(aligned_periods_start_on_the_grid, "R10")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_V4);
+	struct cfsbw_group *before = drv_group(&d, "/before", 10000, 100000);
+	d.now = MS(7);
+	drv_enqueue(&d, before, 0);
+	ASSERT_INT(drv_of(before)->period_expiry, ==, MS(107));
+	cfsbw_tree_align_periods(d.tree, true);
+	struct cfsbw_group *a = drv_group(&d, "/a", 10000, 100000);
+	struct cfsbw_group *b = drv_group(&d, "/b", 10000, 100000);
+	d.now = MS(123);
+	drv_enqueue(&d, a, 0);
+	d.now = MS(150);
+	drv_enqueue(&d, b, 0);
+	ASSERT_INT(drv_of(a)->period_expiry, ==, MS(200));
+	ASSERT_INT(drv_of(b)->period_expiry, ==, MS(200));
+	ASSERT_INT(drv_of(before)->period_expiry, ==, MS(107));
+	ASSERT_UINT(d.nr_bad_events, ==, 0);
+	drv_fini(&d);
+}
+
 TEST_MAIN(TEST_ENTRY(refresh_worked_example)
 	  TEST_ENTRY(refresh_serves_in_throttle_order)
 	  TEST_ENTRY(unthrottle_needs_positive_runtime)
@@ -384,4 +412,5 @@ TEST_MAIN(TEST_ENTRY(refresh_worked_example)
 	  TEST_ENTRY(reconfig_resets_and_unthrottles)
 	  TEST_ENTRY(rejected_write_changes_nothing)
 	  TEST_ENTRY(stats_sum_over_rqs)
-	  TEST_ENTRY(stats_untouched_without_throttling))
+	  TEST_ENTRY(stats_untouched_without_throttling)
+	  TEST_ENTRY(aligned_periods_start_on_the_grid))

@@ -140,6 +140,7 @@ struct cfsbw_tree {
 	const struct cfsbw_policy_info *info; /* the policy's facts */
 	const struct cfsbw_policy_steps *steps; /* = info->steps */
 	int64_t slice_ns; /* sched_cfs_bandwidth_slice_us, in ns */
+	bool align_periods; /* cfsbw_tree_align_periods */
 	struct cfsbw_ops ops;
 	void *ctx;
 	struct cfsbw_allocator allocator;

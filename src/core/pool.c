@@ -44,7 +44,9 @@ void cfsbw__pool_return(struct cfsbw_group *g, int64_t amount_ns)
 /*
  * R10: start the period timer if it is not running.  A restarted timer
  * keeps its grid: it fires at the first multiple of the period, counted
- * from its last expiry, that is still ahead (hrtimer_forward).
+ * from its last expiry, that is still ahead (hrtimer_forward).  A first
+ * start is one period from now, or, with the tree's periods aligned, on
+ * the grid counted from time 0 (cfsbw_tree_align_periods).
  */
 void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns)
 {
@@ -53,7 +55,9 @@ void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns)
 	if (!group_limited(g) ||
 	    atomic_load_explicit(&pool->timer_active, memory_order_relaxed))
 		return;
-	if (pool->expires_ns == 0)
+	if (pool->expires_ns == 0 && g->tree->align_periods)
+		pool->expires_ns = time_forward(0, now_ns, pool->period_ns, NULL);
+	else if (pool->expires_ns == 0)
 		pool->expires_ns = time_add_sat(now_ns, pool->period_ns);
 	else if (pool->expires_ns <= now_ns)
 		pool->expires_ns = time_forward(pool->expires_ns, now_ns,

@@ -244,6 +244,11 @@ int64_t cfsbw_tree_slice_ns(const struct cfsbw_tree *tree)
 	return tree->slice_ns;
 }
 
+void cfsbw_tree_align_periods(struct cfsbw_tree *tree, bool on)
+{
+	tree->align_periods = on;
+}
+
 struct cfsbw_group *cfsbw_tree_root(struct cfsbw_tree *tree)
 {
 	return tree->root;

@@ -118,6 +118,14 @@ int cfsbw_host_create(const struct cfsbw_host_config *cfg,
 		err = cfsbw_group_create(h->tree, "/run", &h->group);
 		if (err < 0)
 			goto fail_group;
+	} else {
+		/*
+		 * Many groups: their periods end together (R10, on the grid
+		 * of CLOCK_MONOTONIC's multiples of the period), so one
+		 * wake-up and one timer refresh them all, and the groups'
+		 * POSIX timer, periodic, is never set again (group.c).
+		 */
+		cfsbw_tree_align_periods(h->tree, true);
 	}
 
 	for (int i = 0; i < HOST_NR_TIMERS; i++) {
