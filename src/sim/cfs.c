@@ -129,11 +129,6 @@ void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
 	q->owner = owner;
 }
 
-struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q)
-{
-	return q->root ? entity_of(q->root) : NULL;
-}
-
 /* min_vruntime only moves forward: it is the queue's notion of "now". */
 void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q)
 {

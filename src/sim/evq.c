@@ -297,7 +297,8 @@ static void advance(struct sim_evq *q)
 	}
 }
 
-uint32_t cfsbw_sim__evq_peek_num(struct sim_evq *q)
+/* The near tier is empty: advance to the next bucket with timers. */
+uint32_t cfsbw_sim__evq_advance(struct sim_evq *q)
 {
 	while (!q->near.len) {
 		if (!q->nr_wheel && !q->far.len)

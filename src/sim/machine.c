@@ -177,7 +177,7 @@ static void do_unthrottle(struct cfsbw_sim *s, struct sim_group *g, unsigned c)
 }
 
 /* Act on what the core decided during the call that just returned. */
-void cfsbw_sim__core_drain(struct cfsbw_sim *s)
+void cfsbw_sim__drain_pending(struct cfsbw_sim *s)
 {
 	for (size_t i = 0; i < s->nr_pending; i++) {
 		struct sim_pending *p = &s->pending[i];
@@ -354,7 +354,7 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 				     (s->now / s->tick_ns + 1) * s->tick_ns);
 }
 
-void cfsbw_sim__process_resched(struct cfsbw_sim *s)
+void cfsbw_sim__resched_cpus(struct cfsbw_sim *s)
 {
 	while (s->nr_resched > 0) {
 		unsigned c = s->resched_list[--s->nr_resched];

@@ -132,8 +132,16 @@ static inline uint64_t timer_seq(const struct sim_evq *q,
 	return q->rec[t->num].seq;
 }
 /* The earliest timer, left armed: its number (SIM_EVQ_NONE when none is
- * armed), or the timer (NULL). */
-uint32_t cfsbw_sim__evq_peek_num(struct sim_evq *q);
+ * armed), or the timer (NULL).  Inline while the near tier holds one (the
+ * run asks at every event); cfsbw_sim__evq_advance() moves to the next
+ * bucket that holds any. */
+uint32_t cfsbw_sim__evq_advance(struct sim_evq *q);
+static inline uint32_t cfsbw_sim__evq_peek_num(struct sim_evq *q)
+{
+	if (q->near.len)
+		return q->near.slot[q->near.len - 1].num;
+	return cfsbw_sim__evq_advance(q);
+}
 struct sim_timer *cfsbw_sim__evq_peek(struct sim_evq *q);
 
 /* ---- rng.c ---------------------------------------------------------- */
@@ -234,7 +242,11 @@ static inline int64_t cfsbw_sim__cfs_calc_delta_fair(int64_t delta,
 	return (int64_t)((uint64_t)delta * NICE_0_LOAD / se->weight);
 }
 void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner);
-struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q);
+/* The queued entity that comes first (NULL: none but curr, if any). */
+static inline struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q)
+{
+	return q->root ? container_of(q->root, struct sim_entity, node) : NULL;
+}
 void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q);
 /* The same for the queue whose curr is se (the running path). */
 static inline void cfs_update_min_vruntime_curr(struct sim_cfs_rq *q,
@@ -452,8 +464,21 @@ static inline bool group_in_subtree(const struct sim_group *a,
 /* machine.c, for run.c and balance.c */
 void cfsbw_sim__cpu_update_curr(struct cfsbw_sim *s, unsigned c);
 void cfsbw_sim__cpu_resched(struct cfsbw_sim *s, unsigned c);
-void cfsbw_sim__process_resched(struct cfsbw_sim *s);
-void cfsbw_sim__core_drain(struct cfsbw_sim *s);
+/* Reschedule the CPUs marked, act on the core's decisions: both asked
+ * for after every event and every charge, most often with nothing to do,
+ * so the test is inline. */
+void cfsbw_sim__resched_cpus(struct cfsbw_sim *s);
+void cfsbw_sim__drain_pending(struct cfsbw_sim *s);
+static inline void cfsbw_sim__process_resched(struct cfsbw_sim *s)
+{
+	if (s->nr_resched > 0)
+		cfsbw_sim__resched_cpus(s);
+}
+static inline void cfsbw_sim__core_drain(struct cfsbw_sim *s)
+{
+	if (s->nr_pending > 0)
+		cfsbw_sim__drain_pending(s);
+}
 void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c);
 void cfsbw_sim__task_attach(struct cfsbw_sim *s, struct sim_task *t,
 			    unsigned c);
