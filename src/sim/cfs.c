@@ -38,7 +38,8 @@ static inline bool entity_before(const struct sim_entity *a,
 	return a->id < b->id;
 }
 
-static struct ph_node *ph_meld(struct ph_node *a, struct ph_node *b)
+/* Inline: the pairing heap's one step, in every operation. */
+SIM_ALWAYS_INLINE struct ph_node *ph_meld(struct ph_node *a, struct ph_node *b)
 {
 	if (!a)
 		return b;
@@ -219,8 +220,9 @@ void cfsbw_sim__cfs_place_entity(const struct cfsbw_sim *s,
 		se->vruntime = v;
 }
 
-/* One group's weight on one CPU: shares * local load / group load. */
-void cfsbw_sim__cfs_reweight_group(struct sim_group *g, unsigned cpu)
+/* One group's weight on one CPU: shares * local load / group load
+ * (inline into the walk up the groups, its most frequent caller). */
+SIM_ALWAYS_INLINE void reweight_group(struct sim_group *g, unsigned cpu)
 {
 	struct sim_gcpu *gc = &g->pc[cpu];
 	/* R8: a throttled queue takes no share of the group's weight. */
@@ -239,12 +241,17 @@ void cfsbw_sim__cfs_reweight_group(struct sim_group *g, unsigned cpu)
 	se->weight = w;
 }
 
+void cfsbw_sim__cfs_reweight_group(struct sim_group *g, unsigned cpu)
+{
+	reweight_group(g, cpu);
+}
+
 void cfsbw_sim__cfs_reweight_path(struct cfsbw_sim *s, struct sim_group *g,
 				  unsigned cpu)
 {
 	(void)s;
 	for (; g && g->parent; g = g->parent)
-		cfsbw_sim__cfs_reweight_group(g, cpu);
+		reweight_group(g, cpu);
 }
 
 /*

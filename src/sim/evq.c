@@ -32,6 +32,10 @@
  */
 #include "sim/sim_int.h"
 
+/* Arming a timer (a removal, then an insertion) is the queue's most
+ * frequent work: its steps are inlined into it. */
+#define EVQ_INLINE SIM_ALWAYS_INLINE
+
 #define ARITY 4u
 #define BUCKET_SHIFT 15u /* 32,768 ns */
 #define NR_BUCKETS 16384u /* a power of two: 537 ms of buckets */
@@ -118,7 +122,7 @@ static void heap_remove(struct sim_evq *q, struct sim_evq_heap *h,
 
 /* ---- the wheel ---------------------------------------------------------- */
 
-static void wheel_add(struct sim_evq *q, uint32_t num, int64_t bucket)
+EVQ_INLINE void wheel_add(struct sim_evq *q, uint32_t num, int64_t bucket)
 {
 	uint32_t b = (uint32_t)bucket & (NR_BUCKETS - 1);
 	uint32_t first = q->head[b];
@@ -186,7 +190,7 @@ static void near_insert(struct sim_evq *q, const struct sim_evq_slot *s)
 	place(q, h, j, s);
 }
 
-static void near_remove(struct sim_evq *q, uint32_t num)
+EVQ_INLINE void near_remove(struct sim_evq *q, uint32_t num)
 {
 	struct sim_evq_heap *h = &q->near;
 	for (uint32_t i = q->rec[num].pos + 1; i < h->len; i++)
@@ -222,7 +226,7 @@ static void near_sort(struct sim_evq *q)
 
 /* ---- timers ------------------------------------------------------------- */
 
-static void insert(struct sim_evq *q, uint32_t num)
+EVQ_INLINE void insert(struct sim_evq *q, uint32_t num)
 {
 	struct sim_evq_rec *r = &q->rec[num];
 	struct sim_evq_slot s = {.when = r->when, .num = num};
@@ -239,7 +243,7 @@ static void insert(struct sim_evq *q, uint32_t num)
 	}
 }
 
-static void remove_timer(struct sim_evq *q, uint32_t num)
+EVQ_INLINE void remove_timer(struct sim_evq *q, uint32_t num)
 {
 	struct sim_evq_rec *r = &q->rec[num];
 	switch (r->where) {
