@@ -124,11 +124,6 @@ static int drv_group_destroy(void *ctx, struct cfsbw_group *g)
 	return cfsbw_host_group_destroy(ctx, g);
 }
 
-static struct cfsbw_group *drv_group_of(void *ctx, pid_t pid)
-{
-	return cfsbw_host_group_of(ctx, pid);
-}
-
 static const struct cfsbw_daemon_driver host_driver = {
 	.watch_fd = drv_watch,
 	.unwatch_fd = drv_unwatch,
@@ -139,7 +134,6 @@ static const struct cfsbw_daemon_driver host_driver = {
 	.nr_procs = drv_nr_procs,
 	.usage_ns = drv_usage_ns,
 	.group_destroy = drv_group_destroy,
-	.group_of = drv_group_of,
 };
 
 /*

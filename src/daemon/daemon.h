@@ -59,8 +59,6 @@ struct cfsbw_daemon_driver {
 	uint64_t (*usage_ns)(void *ctx, const struct cfsbw_group *g);
 	/* Remove an empty group (the driver cancels its timers first). */
 	int (*group_destroy)(void *ctx, struct cfsbw_group *g);
-	/* The group of a governed process, or NULL. */
-	struct cfsbw_group *(*group_of)(void *ctx, pid_t pid);
 };
 
 struct cfsbw_daemon_config {
