@@ -63,7 +63,10 @@ extern "C" {
  * every call, is 0 or more; near INT64_MAX, an expiry the core asks for
  * (period and slack timers) saturates at INT64_MAX rather than wrap into
  * the past.  A charge above CFSBW_CHARGE_MAX_NS counts as that much.  A
- * throttled account's debt (R13) saturates at CFSBW_DEBT_MAX_NS.
+ * throttled account's debt (R13) saturates at CFSBW_DEBT_MAX_NS: a charge
+ * takes it no deeper, and never makes it smaller either (hardlimits, taking
+ * back lent runtime when a runqueue goes away, can leave an account a
+ * period's runtime below that).
  */
 #define CFSBW_CHARGE_MAX_NS (INT64_C(1) << 62)
 #define CFSBW_DEBT_MAX_NS (INT64_C(1) << 62)

@@ -87,6 +87,34 @@ TEST(huge_charge_on_an_account_in_debt, "hardlimits R5 R13")
 }
 
 /*
+ * R13: saturating a debt never forgives any of it.  A hardlimits account
+ * at the floor after huge charges has borrowed from another runqueue;
+ * that runqueue goes away and takes back what it lent, which leaves the
+ * account below the floor.  A further charge must not raise it to the
+ * floor: that would give the group runtime outside a refresh (fuzz_files
+ * found it, tests/fuzz/corpus/files/charge-below-debt-floor).
+ */
+TEST(charge_below_the_debt_floor_forgives_nothing, "hardlimits R13")
+{
+	struct drv d;
+	drv_init(&d, 2, CFSBW_POLICY_HARDLIMITS);
+	struct cfsbw_group *g = drv_group(&d, "/g", 100000, 1000000);
+	drv_enqueue(&d, g, 0);
+	ASSERT_FALSE(drv_charge(&d, g, 0, MS(150))); /* borrows 50 ms */
+	/* 2^62 ns more: at the floor, then borrows half of rq 1's 50 ms */
+	ASSERT_TRUE(cfsbw_charge(g, 0, CFSBW_CHARGE_MAX_NS, d.now));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, DEBT_FLOOR_NS + MS(25));
+	cfsbw_rq_offline(d.tree, 1, d.now); /* takes its 75 ms back */
+	int64_t below = cfsbw_account_runtime_ns(g, 0);
+	ASSERT_INT(below, ==, DEBT_FLOOR_NS - MS(50));
+	ASSERT_TRUE(cfsbw_charge(g, 0, CFSBW_CHARGE_MAX_NS, d.now));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, below);
+	ASSERT_TRUE(cfsbw_charge(g, 0, MS(1), d.now));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, below);
+	drv_fini(&d);
+}
+
+/*
  * R10 near the end of time: a period timer started 10 ms before INT64_MAX
  * is asked for at INT64_MAX (the expiry saturates, cfsbw.h), and its fire
  * there asks for INT64_MAX again, never for a time in the past.
@@ -128,5 +156,6 @@ TEST(period_timer_restart_near_int64_max, "R10")
 TEST_MAIN(TEST_ENTRY(hardlimits_late_refresh_of_largest_runtime)
 	  TEST_ENTRY(debt_saturates_at_2_pow_62)
 	  TEST_ENTRY(huge_charge_on_an_account_in_debt)
+	  TEST_ENTRY(charge_below_the_debt_floor_forgives_nothing)
 	  TEST_ENTRY(period_timer_near_int64_max)
 	  TEST_ENTRY(period_timer_restart_near_int64_max))

@@ -17,11 +17,18 @@ static cold_path void account_charge_slow(struct cfsbw_group *g,
 				int64_t delta_ns, int64_t now_ns)
 {
 	spin_lock(&g->pool.lock);
-	/* R13: a debt saturates (cfsbw.h); 0 <= delta_ns <= 2^62. */
-	if (a->runtime_remaining < delta_ns - CFSBW_DEBT_MAX_NS)
-		a->runtime_remaining = -CFSBW_DEBT_MAX_NS;
-	else
+	/*
+	 * R13: a debt saturates (cfsbw.h); 0 <= delta_ns <= 2^62.  Saturating
+	 * never forgives: hardlimits' offline takes back lent runtime from an
+	 * account already at the floor, leaving it below, and a charge there
+	 * must not raise it (found by fuzz_files).
+	 */
+	if (a->runtime_remaining < delta_ns - CFSBW_DEBT_MAX_NS) {
+		if (a->runtime_remaining > -CFSBW_DEBT_MAX_NS)
+			a->runtime_remaining = -CFSBW_DEBT_MAX_NS;
+	} else {
 		a->runtime_remaining -= delta_ns;
+	}
 	/* A throttled account that ran on (a tick's overrun) owes it (R13). */
 	if (!account_is_throttled(a) && g->tree->steps->refill(g, a, now_ns))
 		cfsbw__account_throttle(g, a, now_ns);
