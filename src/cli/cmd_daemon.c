@@ -77,39 +77,24 @@ static int parse_args(int argc, char **argv, struct daemon_opts *o)
  */
 static int drv_watch(void *ctx, int fd, cfsbw_daemon_fd_fn *fn, void *fn_ctx)
 {
-	return cfsbw_host_watch_fd(ctx, fd, fn, fn_ctx);
+	return fn ? cfsbw_host_watch_fd(ctx, fd, fn, fn_ctx)
+		  : cfsbw_host_unwatch_fd(ctx, fd);
 }
 
-static int drv_unwatch(void *ctx, int fd)
+static int drv_place(void *ctx, pid_t pid, struct cfsbw_group *g,
+		     const char **why)
 {
-	return cfsbw_host_unwatch_fd(ctx, fd);
+	int err = cfsbw_host_place(ctx, pid, g);
+	if (err == -EPERM)
+		*why = cfsbw_host_place_reason(ctx);
+	return err;
 }
 
-static int drv_place(void *ctx, pid_t pid, struct cfsbw_group *g)
+static int drv_for_each_pid(void *ctx, struct cfsbw_group *g, bool threads,
+			    cfsbw_daemon_pid_fn *fn, void *fn_ctx)
 {
-	return cfsbw_host_place(ctx, pid, g);
-}
-
-static const char *drv_place_reason(void *ctx)
-{
-	return cfsbw_host_place_reason(ctx);
-}
-
-static int drv_for_each_proc(void *ctx, struct cfsbw_group *g,
-			     cfsbw_daemon_pid_fn *fn, void *fn_ctx)
-{
-	return cfsbw_host_for_each_proc(ctx, g, fn, fn_ctx);
-}
-
-static int drv_for_each_thread(void *ctx, struct cfsbw_group *g,
-			       cfsbw_daemon_pid_fn *fn, void *fn_ctx)
-{
-	return cfsbw_host_for_each_thread(ctx, g, fn, fn_ctx);
-}
-
-static unsigned drv_nr_procs(void *ctx, const struct cfsbw_group *g)
-{
-	return cfsbw_host_group_nr_procs(ctx, g);
+	return threads ? cfsbw_host_for_each_thread(ctx, g, fn, fn_ctx)
+		       : cfsbw_host_for_each_proc(ctx, g, fn, fn_ctx);
 }
 
 static uint64_t drv_usage_ns(void *ctx, const struct cfsbw_group *g)
@@ -126,12 +111,8 @@ static int drv_group_destroy(void *ctx, struct cfsbw_group *g)
 
 static const struct cfsbw_daemon_driver host_driver = {
 	.watch_fd = drv_watch,
-	.unwatch_fd = drv_unwatch,
 	.place = drv_place,
-	.place_reason = drv_place_reason,
-	.for_each_proc = drv_for_each_proc,
-	.for_each_thread = drv_for_each_thread,
-	.nr_procs = drv_nr_procs,
+	.for_each_pid = drv_for_each_pid,
 	.usage_ns = drv_usage_ns,
 	.group_destroy = drv_group_destroy,
 };

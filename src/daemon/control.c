@@ -231,9 +231,19 @@ int cfsbw_daemon_mkdir(struct cfsbw_daemon *d, const char *path)
 	return 0;
 }
 
-static unsigned nr_procs(struct cfsbw_daemon *d, const struct cfsbw_group *g)
+static int count_pid(void *ctx, pid_t pid)
 {
-	return d->drv && d->drv->nr_procs ? d->drv->nr_procs(d->drv_ctx, g) : 0;
+	(void)pid;
+	(*(unsigned *)ctx)++;
+	return 0;
+}
+
+unsigned cfsbw_daemon__nr_procs(struct cfsbw_daemon *d, struct cfsbw_group *g)
+{
+	unsigned n = 0;
+	if (d->drv && d->drv->for_each_pid)
+		d->drv->for_each_pid(d->drv_ctx, g, false, count_pid, &n);
+	return n;
 }
 
 int cfsbw_daemon_rmdir(struct cfsbw_daemon *d, const char *path)
@@ -244,7 +254,7 @@ int cfsbw_daemon_rmdir(struct cfsbw_daemon *d, const char *path)
 	/* SPEC section 8: child groups or processes keep a group (and the
 	 * root is never removed), as the kernel's rmdir. */
 	if (!cfsbw_group_parent(g) || cfsbw_group_first_child(g) ||
-	    nr_procs(d, g))
+	    cfsbw_daemon__nr_procs(d, g))
 		return -EBUSY;
 	int err = d->drv && d->drv->group_destroy
 			  ? d->drv->group_destroy(d->drv_ctx, g)
@@ -296,24 +306,26 @@ static pid_t tgid_of(pid_t tid)
 	return tgid > 0 ? tgid : tid;
 }
 
-int cfsbw_daemon_move(struct cfsbw_daemon *d, pid_t pid, const char *path)
+int cfsbw_daemon_move(struct cfsbw_daemon *d, pid_t pid, const char *path,
+		      const char **why)
 {
 	struct cfsbw_group *g = cfsbw_group_find(d->tree, path);
 	if (!g)
 		return -ENOENT;
-	if (!d->drv || !d->drv->place) {
-		cfsbw_daemon__logf(d, "move of %d to %s refused (EPERM): this daemon "
-				      "governs no processes", (int)pid, path);
-		return -EPERM;
-	}
-	int err = d->drv->place(d->drv_ctx, pid, g);
-	if (err == -EPERM)
+	const char *reason = NULL;
+	int err = -EPERM;
+	if (d->drv && d->drv->place)
+		err = d->drv->place(d->drv_ctx, pid, g, &reason);
+	else
+		reason = "this daemon governs no processes";
+	if (err == -EPERM) {
+		if (!reason)
+			reason = "not allowed to trace it";
+		if (why)
+			*why = reason;
 		cfsbw_daemon__logf(d, "move of %d to %s refused (EPERM): %s",
-				   (int)pid, path,
-				   d->drv->place_reason
-					   ? d->drv->place_reason(d->drv_ctx)
-					   : "not allowed to trace it");
-	else if (err)
+				   (int)pid, path, reason);
+	} else if (err)
 		cfsbw_daemon__logf(d, "move of %d to %s failed: %s", (int)pid,
 				   path, strerror(-err));
 	else
@@ -344,7 +356,7 @@ int cfsbw_daemon_write(struct cfsbw_daemon *d, const char *path,
 		 * writer's ID ("0") is its thread's too. */
 		if (!strcmp(file, TASKS_FILE) || pid == writer)
 			pid = tgid_of(pid);
-		return cfsbw_daemon_move(d, pid, path);
+		return cfsbw_daemon_move(d, pid, path, NULL);
 	}
 	if (!strcmp(file, USAGE_FILE)) {
 		*rule = "cpuacct.usage is read-only";
@@ -393,12 +405,8 @@ static int read_pids(struct cfsbw_daemon *d, struct cfsbw_group *g,
 		     bool threads, struct cfsbw_daemon__buf *b)
 {
 	struct pid_list l = {0};
-	int (*each)(void *, struct cfsbw_group *, cfsbw_daemon_pid_fn *,
-		    void *) = NULL;
-	if (d->drv)
-		each = threads ? d->drv->for_each_thread : d->drv->for_each_proc;
-	if (each)
-		each(d->drv_ctx, g, pid_list_add, &l);
+	if (d->drv && d->drv->for_each_pid)
+		d->drv->for_each_pid(d->drv_ctx, g, threads, pid_list_add, &l);
 	if (l.failed) {
 		free(l.pids);
 		return -ENOMEM;

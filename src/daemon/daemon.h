@@ -37,24 +37,25 @@ typedef void cfsbw_daemon_fd_fn(void *ctx, int fd);
 typedef int cfsbw_daemon_pid_fn(void *ctx, pid_t pid);
 
 /*
- * What the daemon asks of the driver below it.  The loop pair is required;
- * the process calls may be NULL (a tree with no processes: cgroup.procs
- * reads empty and a write to it fails with EPERM).  ctx is the driver.
+ * What the daemon asks of the driver below it: five calls, as few as the
+ * control tree needs, so that a test or fuzzer stands in for the host
+ * with a few lines.  watch_fd is required; the process calls may be NULL
+ * (a tree with no processes: cgroup.procs reads empty and a write to it
+ * fails with EPERM).  ctx is the driver.
  */
 struct cfsbw_daemon_driver {
-	/* Call fn(fn_ctx, fd) on the driver's thread when fd is readable. */
+	/* Call fn(fn_ctx, fd) on the driver's thread whenever fd is
+	 * readable; fn NULL: stop watching fd. */
 	int (*watch_fd)(void *ctx, int fd, cfsbw_daemon_fd_fn *fn,
 			void *fn_ctx);
-	int (*unwatch_fd)(void *ctx, int fd);
-	/* SPEC section 8's move: 0, -ESRCH, -EPERM (then place_reason). */
-	int (*place)(void *ctx, pid_t pid, struct cfsbw_group *g);
-	const char *(*place_reason)(void *ctx);
-	/* The processes / threads in g itself; stops when fn returns != 0. */
-	int (*for_each_proc)(void *ctx, struct cfsbw_group *g,
-			     cfsbw_daemon_pid_fn *fn, void *fn_ctx);
-	int (*for_each_thread)(void *ctx, struct cfsbw_group *g,
-			       cfsbw_daemon_pid_fn *fn, void *fn_ctx);
-	unsigned (*nr_procs)(void *ctx, const struct cfsbw_group *g);
+	/* SPEC section 8's move: 0, -ESRCH, or -EPERM with *why set to the
+	 * reason (the driver's text, valid until its next call). */
+	int (*place)(void *ctx, pid_t pid, struct cfsbw_group *g,
+		     const char **why);
+	/* The processes (threads false: cgroup.procs) or the threads (tasks)
+	 * in g itself; stops when fn returns != 0. */
+	int (*for_each_pid)(void *ctx, struct cfsbw_group *g, bool threads,
+			    cfsbw_daemon_pid_fn *fn, void *fn_ctx);
 	/* cpuacct.usage: CPU time used in g and its descendants, ns. */
 	uint64_t (*usage_ns)(void *ctx, const struct cfsbw_group *g);
 	/* Remove an empty group (the driver cancels its timers first). */
@@ -105,8 +106,13 @@ int cfsbw_daemon_write(struct cfsbw_daemon *d, const char *path,
  */
 long cfsbw_daemon_read(struct cfsbw_daemon *d, const char *path,
 		       const char *file, char **out);
-/* Move pid (all its threads) into the group at path: 0, -ENOENT, -ESRCH, -EPERM. */
-int cfsbw_daemon_move(struct cfsbw_daemon *d, pid_t pid, const char *path);
+/*
+ * Move pid (all its threads) into the group at path: 0, -ENOENT, -ESRCH,
+ * or -EPERM with *why (when not NULL) set to the reason, which is logged
+ * too.
+ */
+int cfsbw_daemon_move(struct cfsbw_daemon *d, pid_t pid, const char *path,
+		      const char **why);
 /* The names of a group's files, in order; NULL past the end. */
 const char *cfsbw_daemon_file_name(const struct cfsbw_daemon *d,
 				   unsigned index);

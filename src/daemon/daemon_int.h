@@ -77,6 +77,8 @@ struct cfsbw_group *cfsbw_daemon__child(struct cfsbw_daemon *d,
 int cfsbw_daemon__join(char *buf, size_t size, const char *path,
 		       const char *name);
 bool cfsbw_daemon__is_file(const struct cfsbw_daemon *d, const char *file);
+/* The processes in g itself, as the driver counts them (control.c). */
+unsigned cfsbw_daemon__nr_procs(struct cfsbw_daemon *d, struct cfsbw_group *g);
 /* The tree changed: write the state file (state.c). */
 void cfsbw_daemon__state_save(struct cfsbw_daemon *d);
 int cfsbw_daemon__state_load(struct cfsbw_daemon *d);

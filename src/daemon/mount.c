@@ -438,20 +438,19 @@ full:
 	free(out);
 }
 
+/*
+ * The requests served, one list: each NAME is libfuse's member of
+ * fuse_lowlevel_ops and op_NAME above its handler.  What is not here
+ * (rename, link, symlink, ...) libfuse answers with ENOSYS.
+ */
+#define MOUNT_OPS(X)                                                           \
+	X(lookup) X(getattr) X(setattr) X(mknod) X(mkdir) X(unlink) X(rmdir)   \
+	X(open) X(read) X(write) X(release) X(readdir) X(create)
+
 static const struct fuse_lowlevel_ops ops = {
-	.lookup = op_lookup,
-	.getattr = op_getattr,
-	.setattr = op_setattr,
-	.mknod = op_mknod,
-	.mkdir = op_mkdir,
-	.unlink = op_unlink,
-	.rmdir = op_rmdir,
-	.open = op_open,
-	.read = op_read,
-	.write = op_write,
-	.release = op_release,
-	.readdir = op_readdir,
-	.create = op_create,
+#define MOUNT_OP(name) .name = op_##name,
+	MOUNT_OPS(MOUNT_OP)
+#undef MOUNT_OP
 };
 
 /* One request from the kernel, on the driver's thread. */
@@ -466,7 +465,7 @@ static void on_fuse_readable(void *ctx, int fd)
 		/* Unmounted from outside (umount, fusermount3 -u). */
 		cfsbw_daemon__logf(d, "%s was unmounted; serving the socket only",
 				   m->dir);
-		d->drv->unwatch_fd(d->drv_ctx, fd);
+		d->drv->watch_fd(d->drv_ctx, fd, NULL, NULL);
 		return;
 	}
 	fuse_session_process_buf(m->se, &m->buf);
@@ -550,7 +549,7 @@ void cfsbw_daemon__mount_free(struct cfsbw_daemon *d)
 	struct cfsbw_daemon__mount *m = d->mount;
 	if (!m)
 		return;
-	d->drv->unwatch_fd(d->drv_ctx, m->fd);
+	d->drv->watch_fd(d->drv_ctx, m->fd, NULL, NULL);
 	fuse_session_unmount(m->se);
 	fuse_session_destroy(m->se);
 	while (m->open_files.next != &m->open_files)

@@ -51,10 +51,6 @@ static void list_tree(struct cfsbw_group *g, struct cfsbw_daemon__buf *reply)
 		list_tree(c, reply);
 }
 
-static unsigned count_procs(struct cfsbw_daemon *d, struct cfsbw_group *g)
-{
-	return d->drv && d->drv->nr_procs ? d->drv->nr_procs(d->drv_ctx, g) : 0;
-}
 
 /*
  * "stat": one line per group, for cfsbw top and the metrics, with a header
@@ -77,7 +73,7 @@ static void stat_tree(struct cfsbw_daemon *d, struct cfsbw_group *g,
 		quota == CFSBW_RUNTIME_INF ? -1 : quota / CFSBW_NSEC_PER_USEC,
 		cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC, s.nr_periods,
 		s.nr_throttled, s.throttled_time, usage,
-		count_procs(d, g));
+		cfsbw_daemon__nr_procs(d, g));
 	for (struct cfsbw_group *c = cfsbw_group_first_child(g); c;
 	     c = cfsbw_group_next_sibling(c))
 		stat_tree(d, c, reply);
@@ -189,15 +185,14 @@ static int serve_move(struct request *rq)
 	}
 	if (pid == 0)
 		pid = rq->peer;
-	int err = cfsbw_daemon_move(rq->d, (pid_t)pid, to);
+	const char *why = NULL;
+	int err = cfsbw_daemon_move(rq->d, (pid_t)pid, to, &why);
 	if (err) {
 		char what[4200];
 		snprintf(what, sizeof what, "move %ld to %s", pid, to);
 		put_error(rq->reply, what, err);
-		struct cfsbw_daemon *d = rq->d;
-		if (err == -EPERM && d->drv && d->drv->place_reason)
-			cfsbw_daemon__buf_printf(rq->reply, "%s\n",
-						 d->drv->place_reason(d->drv_ctx));
+		if (why)
+			cfsbw_daemon__buf_printf(rq->reply, "%s\n", why);
 	}
 	return err;
 }
@@ -371,7 +366,7 @@ void cfsbw_daemon__conn_close(struct cfsbw_daemon__conn **list,
 			*pp = c->next;
 			break;
 		}
-	c->d->drv->unwatch_fd(c->d->drv_ctx, c->fd);
+	c->d->drv->watch_fd(c->d->drv_ctx, c->fd, NULL, NULL);
 	close(c->fd);
 	free(c);
 }
@@ -459,7 +454,7 @@ void cfsbw_daemon__unlisten(struct cfsbw_daemon *d, int *fd)
 {
 	if (*fd < 0)
 		return;
-	d->drv->unwatch_fd(d->drv_ctx, *fd);
+	d->drv->watch_fd(d->drv_ctx, *fd, NULL, NULL);
 	close(*fd);
 	*fd = -1;
 }

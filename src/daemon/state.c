@@ -80,9 +80,9 @@ static void save_group(struct cfsbw_daemon *d, struct cfsbw_group *g,
 						 saved_files[i], text);
 		}
 	}
-	if (d->drv && d->drv->for_each_proc) {
+	if (d->drv && d->drv->for_each_pid) {
 		struct take_ctx t = {out, path};
-		d->drv->for_each_proc(d->drv_ctx, g, add_take, &t);
+		d->drv->for_each_pid(d->drv_ctx, g, false, add_take, &t);
 	}
 	for (struct cfsbw_group *c = cfsbw_group_first_child(g); c;
 	     c = cfsbw_group_next_sibling(c))
@@ -169,7 +169,7 @@ void cfsbw_daemon_restore_procs(struct cfsbw_daemon *d)
 				cfsbw_daemon__logf(d, "process %d of %s is gone "
 						      "(not taken back)",
 						   pid, path);
-			else if (cfsbw_daemon_move(d, pid, path) == 0)
+			else if (cfsbw_daemon_move(d, pid, path, NULL) == 0)
 				cfsbw_daemon__logf(d, "took back process %d "
 						      "into %s", pid, path);
 		}

@@ -20,41 +20,54 @@ static unsigned tid_hash(pid_t tid, unsigned mask)
 	return ((unsigned)tid * 2654435761u) & mask;
 }
 
+/*
+ * The driver's tables per runqueue, to n entries each (from NULL at
+ * first).  -ENOMEM leaves the tables grown before the failure grown, which
+ * is harmless: nr_rq says how much of them is in use.
+ */
+static int proc_tables_resize(struct cfsbw_host *h, unsigned n)
+{
+#define TABLE_RESIZE(table)                                                    \
+	do {                                                                   \
+		void *resized = realloc(h->table, n * sizeof(*h->table));       \
+		if (!resized)                                                  \
+			return -ENOMEM;                                        \
+		h->table = resized;                                            \
+	} while (0)
+	TABLE_RESIZE(procs);
+	TABLE_RESIZE(free_rq);
+	TABLE_RESIZE(arm_list);
+	TABLE_RESIZE(stop_list);
+#undef TABLE_RESIZE
+	return 0;
+}
+
+/* Runqueues nr_rq..n-1 come into use: empty, under the free ones (the
+ * lowest number is popped first). */
+static void proc_tables_add(struct cfsbw_host *h, unsigned n)
+{
+	for (unsigned rq = h->nr_rq; rq < n; rq++)
+		h->procs[rq] = NULL;
+	memmove(h->free_rq + (n - h->nr_rq), h->free_rq,
+		h->nr_free_rq * sizeof(*h->free_rq));
+	for (unsigned i = 0; i < n - h->nr_rq; i++)
+		h->free_rq[i] = n - 1 - i;
+	h->nr_free_rq += n - h->nr_rq;
+	h->nr_rq = n;
+}
+
 int cfsbw_host__table_init(struct cfsbw_host *h)
 {
 	h->hash = calloc(HASH_INITIAL, sizeof(*h->hash));
 	if (!h->hash)
-		goto fail_hash;
+		return -ENOMEM;
 	h->hash_mask = HASH_INITIAL - 1;
-	h->procs = calloc(HOST_NR_RQ_INITIAL, sizeof(*h->procs));
-	if (!h->procs)
-		goto fail_procs;
-	h->free_rq = calloc(HOST_NR_RQ_INITIAL, sizeof(*h->free_rq));
-	if (!h->free_rq)
-		goto fail_free_rq;
-	h->arm_list = calloc(HOST_NR_RQ_INITIAL, sizeof(*h->arm_list));
-	if (!h->arm_list)
-		goto fail_arm_list;
-	h->stop_list = calloc(HOST_NR_RQ_INITIAL, sizeof(*h->stop_list));
-	if (!h->stop_list)
-		goto fail_stop_list;
-	/* Lowest numbers first: pop from the end. */
-	for (unsigned i = 0; i < HOST_NR_RQ_INITIAL; i++)
-		h->free_rq[i] = HOST_NR_RQ_INITIAL - 1 - i;
-	h->nr_free_rq = HOST_NR_RQ_INITIAL;
-	h->nr_rq = HOST_NR_RQ_INITIAL;
+	if (proc_tables_resize(h, HOST_NR_RQ_INITIAL) < 0) {
+		cfsbw_host__table_free(h);
+		return -ENOMEM;
+	}
+	proc_tables_add(h, HOST_NR_RQ_INITIAL);
 	return 0;
-
-fail_stop_list:
-	free(h->arm_list);
-fail_arm_list:
-	free(h->free_rq);
-fail_free_rq:
-	free(h->procs);
-fail_procs:
-	free(h->hash);
-fail_hash:
-	return -ENOMEM;
 }
 
 void cfsbw_host__table_free(struct cfsbw_host *h)
@@ -79,6 +92,10 @@ void cfsbw_host__table_free(struct cfsbw_host *h)
 	free(h->free_rq);
 	free(h->procs);
 	free(h->hash);
+	h->stop_list = h->arm_list = h->free_rq = NULL;
+	h->procs = NULL;
+	h->hash = NULL;
+	h->nr_rq = h->nr_free_rq = 0;
 }
 
 struct host_thread *cfsbw_host__thread_find(struct cfsbw_host *h, pid_t tid)
@@ -123,31 +140,10 @@ static int proc_table_grow(struct cfsbw_host *h)
 	int err = cfsbw_tree_set_nr_rq(h->tree, n);
 	if (err < 0)
 		return err;
-	struct host_proc **procs = realloc(h->procs, n * sizeof(*procs));
-	if (!procs)
-		return -ENOMEM;
-	h->procs = procs;
-	unsigned *free_rq = realloc(h->free_rq, n * sizeof(*free_rq));
-	if (!free_rq)
-		return -ENOMEM;
-	h->free_rq = free_rq;
-	unsigned *arm_list = realloc(h->arm_list, n * sizeof(*arm_list));
-	if (!arm_list)
-		return -ENOMEM;
-	h->arm_list = arm_list;
-	unsigned *stop_list = realloc(h->stop_list, n * sizeof(*stop_list));
-	if (!stop_list)
-		return -ENOMEM;
-	h->stop_list = stop_list;
-	for (unsigned rq = h->nr_rq; rq < n; rq++)
-		procs[rq] = NULL;
-	/* The new numbers go under the free ones, lowest popped first. */
-	memmove(free_rq + (n - h->nr_rq), free_rq,
-		h->nr_free_rq * sizeof(*free_rq));
-	for (unsigned i = 0; i < n - h->nr_rq; i++)
-		free_rq[i] = n - 1 - i;
-	h->nr_free_rq += n - h->nr_rq;
-	h->nr_rq = n;
+	err = proc_tables_resize(h, n);
+	if (err < 0)
+		return err;
+	proc_tables_add(h, n);
 	return 0;
 }
 

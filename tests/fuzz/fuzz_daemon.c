@@ -27,15 +27,10 @@ static int drv_watch(void *ctx, int fd, cfsbw_daemon_fd_fn *fn, void *fn_ctx)
 	return 0;
 }
 
-static int drv_unwatch(void *ctx, int fd)
+static int drv_place(void *ctx, pid_t pid, struct cfsbw_group *g,
+		     const char **why)
 {
-	(void)ctx, (void)fd;
-	return 0;
-}
-
-static int drv_place(void *ctx, pid_t pid, struct cfsbw_group *g)
-{
-	(void)ctx, (void)pid, (void)g;
+	(void)ctx, (void)pid, (void)g, (void)why;
 	return -ESRCH;
 }
 
@@ -47,7 +42,6 @@ static int drv_destroy(void *ctx, struct cfsbw_group *g)
 
 static const struct cfsbw_daemon_driver fz_driver = {
 	.watch_fd = drv_watch,
-	.unwatch_fd = drv_unwatch,
 	.place = drv_place,
 	.group_destroy = drv_destroy,
 };
