@@ -36,8 +36,20 @@ kdir=$kroot/cfsbw-bench-$$
 kside=$kdir/kernel
 cside=$kdir/cfsbw
 mkdir -p "$mnt" "$kside" "$cside"
-echo 1024 > "$kside/cpu.shares"
-echo 1024 > "$cside/cpu.shares"
+# The kernel's largest shares, at both levels: against the rest of the
+# machine (each task outside at 1024) the two sides get about 99.6% of
+# the CPUs they want, and between them equal halves.  This script, which
+# reads the clocks, sits in a group of the same shares beside them:
+# otherwise it would wait seconds for a CPU after its sleep, and read
+# each process's CPU seconds after the window closed (1.5 cores for a
+# 1 CPU group, 2026-12-05).
+kctl=$kroot/cfsbw-bench-ctl-$$
+mkdir -p "$kctl"
+echo 262144 > "$kctl/cpu.shares"
+echo $$ > "$kctl/cgroup.procs"
+echo 262144 > "$kdir/cpu.shares"
+echo 262144 > "$kside/cpu.shares"
+echo 262144 > "$cside/cpu.shares"
 pids=""
 dpid=""
 
@@ -55,6 +67,8 @@ cleanup() {
 	fi
 	umount -l "$mnt" 2>/dev/null
 	rmdir "$cside" "$kside" "$kdir" 2>/dev/null
+	echo $$ > "$kroot/cgroup.procs"
+	rmdir "$kctl" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -67,10 +81,7 @@ i=0
 while [ ! -e "$mnt/cpu.stat" ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i + 1)); done
 [ -e "$mnt/cpu.stat" ] || { echo "daemon_vs_kernel: cfsbw daemon did not start"; cat "$tmp/log"; exit 1; }
 
-# CPU time of a process's threads, ns.
-cpu_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'
-}
+. "$(dirname "$0")/lib/snapshot.sh"
 
 # busy ROOT GROUP THREADS [KCG]: start a workload and place it, then (on
 # cfsbw's side) in the kernel cgroup KCG too; its pid in busy_pid (not a
@@ -83,59 +94,89 @@ busy() {
 	[ -z "${4:-}" ] || echo "$busy_pid" > "$4/cgroup.procs" || echo "daemon_vs_kernel: cannot move $busy_pid to $4" >&2
 }
 
-# One scenario: the caller's setup function runs on both roots, then it
-# names "group threads" pairs to load; prints one line per group.
-printf '%-34s %8s %8s %8s %7s\n' "scenario: group" "limit" "kernel" "cfsbw" "ratio"
-# row LABEL GROUP KERNEL_NS CFSBW_NS: one line, over the window t0..t1.
-row() {
-	lim=$(cat "$kside$2/cpu.cfs_quota_us" "$kside$2/cpu.cfs_period_us" | tr '\n' ' ')
-	awk -v n="$1" -v l="$lim" -v kd="$3" -v cd="$4" -v t0="$t0" -v t1="$t1" 'BEGIN {
-		split(l, q, " "); lim = q[1] < 0 ? "max" : sprintf("%.2f", q[1] / q[2]);
-		k = kd / 1e9 / (t1 - t0); c = cd / 1e9 / (t1 - t0);
-		r = k > 0 ? c / k : 0; printf "%-34s %8s %8.3f %8.3f %7.3f\n", n, lim, k, c, r }'
-}
-run() {
-	name=$1 setup=$2
-	shift 2
+# One scenario, ROUNDS times (default 3) with new groups and processes
+# each time: the caller's setup function runs on both roots, then it names
+# "group:threads" pairs to load.  Each round reads every process's CPU at
+# one instant (snapshot.sh) at the start and the end of its window; each
+# group's line gives the median over the rounds and their range.
+rounds=${ROUNDS:-3}
+printf '%-34s %6s %-18s %-18s %s\n' "scenario: group" "limit" "kernel (range)" "cfsbw (range)" "ratio (range)"
+one_round() {
+	setup=$1
+	shift
 	$setup "$kside"
 	$setup "$mnt"
-	list=""
+	kps="" cps=""
 	for spec in "$@"; do
 		g=${spec%%:*} t=${spec#*:}
 		busy "$kside" "$g" "$t"
-		kp=$busy_pid
+		kps="$kps $busy_pid"
 		busy "$mnt" "$g" "$t" "$cside"
-		list="$list $g:$kp:$busy_pid"
+		cps="$cps $busy_pid"
 	done
 	sleep 1
-	start=""
-	for e in $list; do
-		kp=$(echo "$e" | cut -d: -f2) cp=$(echo "$e" | cut -d: -f3)
-		start="$start $(cpu_ns "$kp"):$(cpu_ns "$cp")"
-	done
-	t0=$(date +%s.%N)
+	# shellcheck disable=SC2086
+	a=$(snapshot $kps $cps)
 	sleep "$secs"
-	t1=$(date +%s.%N)
-	set -- $start
-	ksum=0 csum=0
-	for e in $list; do
-		g=${e%%:*} rest=${e#*:}
-		kp=${rest%%:*} cp=${rest#*:}
-		s=$1
-		shift
-		k0=${s%%:*} c0=${s#*:}
-		k1=$(cpu_ns "$kp") c1=$(cpu_ns "$cp")
-		ksum=$((ksum + k1 - k0)) csum=$((csum + c1 - c0))
-		row "$name: $g" "$g" "$((k1 - k0))" "$((c1 - c0))"
-	done
-	# The parent the groups share (the hierarchy's /tenant): their sum.
-	[ -z "${total:-}" ] || row "$name: $total (all)" "$total" "$ksum" "$csum"
+	# shellcheck disable=SC2086
+	b=$(snapshot $kps $cps)
+	# "kernel cfsbw" cores per group, in order, then their sums.
+	echo "$a | $b" | awk -v n="$#" '{
+		split($0, h, "|"); split(h[1], x, " "); split(h[2], y, " "); dt = y[1] - x[1];
+		for (i = 1; i <= n; i++) {
+			k = (y[1 + i] - x[1 + i]) / 1e9 / dt; c = (y[1 + n + i] - x[1 + n + i]) / 1e9 / dt;
+			ks += k; cs += c; printf "%.4f %.4f\n", k, c }
+		printf "%.4f %.4f\n", ks, cs }'
 	for p in $pids; do kill -9 "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	pids=""
 	sleep 0.2
 	find "$kside" -mindepth 1 -depth -type d -exec rmdir {} \;
 	for g in $(cd "$mnt" && find . -mindepth 1 -type d | sort -r); do rmdir "$mnt/$g"; done
+}
+# limit GROUP: the kernel side's quota / period, or "max".
+limit() {
+	cat "$kside$1/cpu.cfs_quota_us" "$kside$1/cpu.cfs_period_us" 2>/dev/null | tr '\n' ' ' |
+		awk '{ if ($1 < 0) print "max"; else printf "%.2f\n", $1 / $2 }'
+}
+run() {
+	name=$1
+	shift
+	out=$tmp/rounds
+	: > "$out"
+	r=1
+	while [ $r -le "$rounds" ]; do
+		one_round "$@" | awk -v r="$r" '{ print r, NR, $0 }' >> "$out"
+		r=$((r + 1))
+	done
+	# The limits, read back from a fresh copy of the tree.
+	$1 "$kside"
+	labels="" lims=""
+	shift 1
+	for spec in "$@"; do
+		labels="$labels ${spec%%:*}"
+		lims="$lims $(limit "${spec%%:*}")"
+	done
+	labels="$labels ${total:-(sum)}"
+	lims="$lims $( [ -n "${total:-}" ] && limit "$total" || echo -)"
+	find "$kside" -mindepth 1 -depth -type d -exec rmdir {} \;
+	[ -n "${total:-}" ] || sed -i "/^[0-9]* $(( $# + 1 )) /d" "$out"
+	awk -v name="$name" -v labels="$labels" -v lims="$lims" '
+		function med(a, n,   i, j, t) { for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+		{ g = $2; n[g]++; K[g, n[g]] = $3; C[g, n[g]] = $4; R[g, n[g]] = $3 > 0 ? $4 / $3 : 0 }
+		END {
+			split(labels, L, " "); split(lims, M, " ");
+			for (g = 1; g in n; g++) {
+				kmin = cmin = rmin = 1e9; kmax = cmax = rmax = -1e9;
+				for (i = 1; i <= n[g]; i++) {
+					k[i] = K[g, i]; c[i] = C[g, i]; r[i] = R[g, i];
+					if (k[i] < kmin) kmin = k[i]; if (k[i] > kmax) kmax = k[i];
+					if (c[i] < cmin) cmin = c[i]; if (c[i] > cmax) cmax = c[i];
+					if (r[i] < rmin) rmin = r[i]; if (r[i] > rmax) rmax = r[i] }
+				printf "%-34s %6s %5.3f %5.3f..%5.3f %5.3f %5.3f..%5.3f %5.3f  %5.3f..%5.3f\n",
+					name ": " L[g], M[g], med(k, n[g]), kmin, kmax, med(c, n[g]), cmin, cmax,
+					med(r, n[g]), rmin, rmax }
+		}' "$out"
 }
 
 ex1() { mkdir "$1/ex1"; echo 500000 > "$1/ex1/cpu.cfs_quota_us"; echo 500000 > "$1/ex1/cpu.cfs_period_us"; }
@@ -150,5 +191,6 @@ tenant() {
 run "seed 008 ex1, 1 CPU" ex1 /ex1:2
 run "seed 008 ex2, 2 CPUs" ex2 /ex2:2
 run "seed 008 ex3, 20%" ex3 /ex3:2
-total=/tenant run "hierarchy" tenant /tenant/web:2 /tenant/batch:2
-echo "(cores over ${secs} s, both at once on $(nproc) CPUs; ratio = cfsbw / kernel)"
+total=/tenant
+run "hierarchy" tenant /tenant/web:2 /tenant/batch:2
+echo "(cores over ${secs} s, both at once on $(nproc) CPUs; median of $rounds rounds and range; ratio = cfsbw / kernel)"
