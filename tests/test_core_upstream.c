@@ -274,8 +274,10 @@ TEST(refresh_gives_debt_plus_one, "upstream")
 }
 
 /*
- * Burst: quota 100 ms, burst 50 ms.  Period 1 uses about 30 ms: the
- * refill is min(left + quota, quota + burst) = 150 ms.  Period 2 drains
+ * Burst: quota 100 ms, burst 50 ms.  The write of the burst refills the
+ * pool as a refresh does: min(100 + 100, 150) = 150 ms.  Period 1 uses
+ * about 30 ms: the refill is min(left + quota, quota + burst) = 150 ms
+ * again.  Period 2 drains
  * all 150 ms on two rqs: the refill is 100 ms and the 50 ms drawn above
  * quota count as one burst: nr_bursts 1, burst_time 50 ms.
  */
@@ -286,7 +288,7 @@ TEST(burst_accumulates_and_counts, "upstream")
 	struct cfsbw_group *g = drv_group(&d, "/g", 100000, 100000);
 	ASSERT_INT(drv_write(&d, g, "cpu.cfs_burst_us", "50000"), ==, 0);
 	ASSERT_INT(cfsbw_group_burst_ns(g), ==, MS(50));
-	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(100));
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(150));
 	drv_enqueue(&d, g, 0);
 	for (int k = 1; k <= 30; k++) {
 		d.now = MS(k);
@@ -320,6 +322,63 @@ TEST(burst_accumulates_and_counts, "upstream")
 	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(100) - debt);
 	ASSERT_INT(drv_stat_field(g, "nr_bursts"), ==, 1);
 	ASSERT_INT(drv_stat_field(g, "burst_time"), ==, MS(50));
+	drv_fini(&d);
+}
+
+/*
+ * R4 in the upstream policy: a write of quota, period or burst refills the
+ * pool as a refresh does, min(left + quota, quota + burst)
+ * (tg_set_cfs_bandwidth calls __refill_cfs_bandwidth_runtime; SPEC
+ * section 6, linux-upstream.md section 3), and counts a draw above the
+ * quota since the last refill as a burst.  Quota 20 ms, period 100 ms:
+ * writing a 20 ms burst after the quota starts the group with 40 ms, so
+ * a 30 ms burst of CPU at once runs unthrottled (fidelity 14-burst: the
+ * kernel's first 30 ms run does).  Without a burst a write gives exactly
+ * a quota, as in v4; from unlimited, the pool starts empty.
+ */
+TEST(reconfig_refills_up_to_burst, "R4 upstream")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *g = drv_group(&d, "/g", 20000, 100000);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(20));
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_burst_us", "20000"), ==, 0);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(40));
+	/* Already full: another write keeps quota + burst, no more. */
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_period_us", "100000"), ==, 0);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(40));
+
+	/* 30 ms of CPU in the first period: never throttled. */
+	drv_enqueue(&d, g, 0);
+	for (int k = 1; k <= 30; k++) {
+		d.now = MS(k);
+		ASSERT_FALSE(drv_charge(&d, g, 0, MS(1)));
+	}
+	int64_t pool = cfsbw_group_pool_runtime_ns(g);
+	int64_t held = cfsbw_account_runtime_ns(g, 0);
+	ASSERT_INT(pool + held, ==, MS(10));
+
+	/* A write in the middle of the period adds a quota to what is left
+	 * in the pool (the account's runtime is reset, R4); the 10 ms drawn
+	 * above the quota since the last refill count as a burst. */
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_quota_us", "20000"), ==, 0);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, pool + MS(20));
+	ASSERT_INT(cfsbw_account_runtime_ns(g, 0), ==, 0);
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.nr_bursts, ==, 1);
+	ASSERT_UINT(st.burst_time, ==, MS(20) - pool);
+
+	/* Without a burst: a full quota, never more. */
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_burst_us", "0"), ==, 0);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(20));
+	/* From unlimited: a quota on an empty pool, burst or not. */
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_quota_us", "-1"), ==, 0);
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_quota_us", "30000"), ==, 0);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(30));
+	ASSERT_INT(drv_write(&d, g, "cpu.cfs_burst_us", "5000"), ==, 0);
+	ASSERT_INT(cfsbw_group_pool_runtime_ns(g), ==, MS(35));
+	ASSERT_UINT(d.nr_bad_events, ==, 0);
 	drv_fini(&d);
 }
 
@@ -385,5 +444,6 @@ TEST_MAIN(TEST_ENTRY(slack_return_and_timer) TEST_ENTRY(slack_keeps_min_runtime)
 	  TEST_ENTRY(v4_keeps_runtime_when_idle)
 	  TEST_ENTRY(refresh_gives_debt_plus_one)
 	  TEST_ENTRY(burst_accumulates_and_counts)
+	  TEST_ENTRY(reconfig_refills_up_to_burst)
 	  TEST_ENTRY(timer_stops_after_idle_period)
 	  TEST_ENTRY(no_burst_no_accumulation))

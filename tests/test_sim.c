@@ -343,6 +343,34 @@ TEST(throttling_stretches_latency_by_the_period, "R7 R10")
 	run_end(&r);
 }
 
+/*
+ * cpu.cfs_burst_us written after the quota fills the pool to quota + burst
+ * at once, as Linux's tg_set_cfs_bandwidth does (R4, upstream): a first
+ * 30 ms run under 20 ms / 100 ms with 20 ms of burst is not throttled;
+ * without the burst it runs 20 ms, waits 80 for the refresh and ends at
+ * 110 ms (fidelity 14-burst against 04-bursty-binding).
+ */
+TEST(burst_written_after_quota_lets_the_first_run_through, "R4 upstream")
+{
+	for (int burst = 0; burst < 2; burst++) {
+		char text[256];
+		snprintf(text, sizeof text,
+			 "cpus 1\nduration 250ms\npolicy upstream\n"
+			 "group /g cpu.cfs_quota_us=20000 cpu.cfs_burst_us=%s\n"
+			 "task /g duty run=30ms sleep=1s\n",
+			 burst ? "20000" : "0");
+		struct run r;
+		ASSERT_INT(run_start(&r, text), ==, 0);
+		struct cfsbw_sim_line_result l;
+		cfsbw_sim_line_result(r.s, 0, &l);
+		ASSERT_UINT(l.completed, ==, 1);
+		ASSERT_INT(l.latency.max_ns, ==, (burst ? 30 : 110) * CFSBW_NSEC_PER_MSEC);
+		ASSERT_UINT(group(&r, "/g").stats.nr_throttled, ==,
+			    burst ? 0u : 1u);
+		run_end(&r);
+	}
+}
+
 TEST(exponential_samples_have_the_right_mean, "section-7")
 {
 	struct sim_rng rng;
@@ -852,6 +880,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(requests_latency_is_service_time_when_alone)
 	  TEST_ENTRY(duty_wakes_late_by_the_wakeup_latency)
 	  TEST_ENTRY(throttling_stretches_latency_by_the_period)
+	  TEST_ENTRY(burst_written_after_quota_lets_the_first_run_through)
 	  TEST_ENTRY(exponential_samples_have_the_right_mean)
 	  TEST_ENTRY(timeline_rows_add_up_to_the_report)
 	  TEST_ENTRY(timeline_leaves_the_event_count_alone)

@@ -225,6 +225,12 @@ struct cfsbw_policy_steps {
 	 */
 	void (*account_reset)(struct cfsbw_group *g, struct cfsbw_account *a);
 	/*
+	 * R4: the pool after a write of period, quota or burst, the new
+	 * values already in place (was_limited: the quota before the write
+	 * was finite).  NULL: a full quota.  Pool lock held.
+	 */
+	void (*reconfigure_pool)(struct cfsbw_group *g, bool was_limited);
+	/*
 	 * R6: a's runtime ran out on a charge (a is not throttled): refill it.
 	 * Returns true when a must throttle (R7).  Pool lock held.
 	 */

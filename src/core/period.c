@@ -60,9 +60,10 @@ int64_t cfsbw_slack_timer_fire(struct cfsbw_group *g, int64_t now_ns)
 }
 
 /*
- * R4: a new period, quota or burst.  The pool starts full, every account
- * starts afresh (a limited one with nothing assigned), and every throttled
- * account runs again at once.  Statistics are kept (R12).  Validation (R2)
+ * R4: a new period, quota or burst.  The pool starts full (or as the
+ * policy refills it: upstream), every account starts afresh (a limited
+ * one with nothing assigned), and every throttled account runs again at
+ * once.  Statistics are kept (R12).  Validation (R2)
  * is the caller's: files.c.
  */
 int cfsbw__group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
@@ -76,8 +77,12 @@ int cfsbw__group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
 	pool->period_ns = period_ns;
 	pool->quota_ns = quota_ns;
 	pool->burst_ns = burst_ns;
-	pool->runtime = quota_ns;
-	pool->runtime_snap = quota_ns;
+	if (g->tree->steps->reconfigure_pool) {
+		g->tree->steps->reconfigure_pool(g, was_limited);
+	} else {
+		pool->runtime = quota_ns;
+		pool->runtime_snap = quota_ns;
+	}
 	pool->idle = false;
 	for (unsigned rq = 0; rq < g->tree->nr_rq; rq++)
 		account_reset(g, group_acct(g, rq));

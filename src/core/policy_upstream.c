@@ -1,10 +1,11 @@
 /*
  * policy_upstream.c - today's Linux (linux-upstream.md): an account that
  * runs dry is topped up to a slice, paying its debt first; unused quota
- * carries over up to the burst; each refresh gives a throttled account
- * exactly what clears its debt; an account that goes idle returns its
- * slack, which a slack timer hands on to throttled accounts; the period
- * timer stops after a whole period with no draw from the pool.
+ * carries over up to the burst, and a write of the bandwidth refills the
+ * pool as a refresh does; each refresh gives a throttled account exactly
+ * what clears its debt; an account that goes idle returns its slack,
+ * which a slack timer hands on to throttled accounts; the period timer
+ * stops after a whole period with no draw from the pool.
  * Defaults (R1, in policy.c's list): period 100 ms, slice 5 ms.
  */
 #include "core/bandwidth.h"
@@ -27,14 +28,14 @@ static bool upstream_refill(struct cfsbw_group *g, struct cfsbw_account *a,
 	return a->runtime_remaining <= 0;
 }
 
-static bool upstream_refresh(struct cfsbw_group *g, int64_t overrun,
-			     int64_t now_ns)
+/*
+ * A quota on top of what is left, up to quota + burst: unused quota
+ * carries over up to the burst (R13's + burst).  What was drawn beyond a
+ * quota since the last refill counts as a burst
+ * (__refill_cfs_bandwidth_runtime).
+ */
+static void pool_refill(struct cfsbw_pool *pool)
 {
-	struct cfsbw_pool *pool = &g->pool;
-	bool throttled = !list_empty(&pool->throttled);
-
-	pool->stats.nr_periods += (uint64_t)overrun;
-	/* Unused quota carries over up to the burst (R13's + burst). */
 	int64_t runtime = pool->runtime + pool->quota_ns;
 	int64_t over = pool->runtime_snap - runtime;
 	if (over > 0) {
@@ -44,6 +45,40 @@ static bool upstream_refresh(struct cfsbw_group *g, int64_t overrun,
 	int64_t cap = pool->quota_ns + pool->burst_ns;
 	pool->runtime = runtime < cap ? runtime : cap;
 	pool->runtime_snap = pool->runtime;
+}
+
+/*
+ * R4: Linux refills at a write as at a refresh (tg_set_cfs_bandwidth), it
+ * does not set the pool to a quota: writing the quota and then the burst
+ * starts a group with quota + burst, and a write in the middle of a
+ * period adds a quota to what is left.  Without a burst that is a full
+ * quota, as in the other policies.  A group that was unlimited starts
+ * from an empty pool, as a new group does in Linux.
+ */
+static void upstream_reconfigure_pool(struct cfsbw_group *g, bool was_limited)
+{
+	struct cfsbw_pool *pool = &g->pool;
+
+	if (!group_limited(g)) {
+		pool->runtime = pool->quota_ns;
+		pool->runtime_snap = pool->quota_ns;
+		return;
+	}
+	if (!was_limited) {
+		pool->runtime = 0;
+		pool->runtime_snap = 0;
+	}
+	pool_refill(pool);
+}
+
+static bool upstream_refresh(struct cfsbw_group *g, int64_t overrun,
+			     int64_t now_ns)
+{
+	struct cfsbw_pool *pool = &g->pool;
+	bool throttled = !list_empty(&pool->throttled);
+
+	pool->stats.nr_periods += (uint64_t)overrun;
+	pool_refill(pool);
 	/* Stop after one whole period with no draw from the pool. */
 	if (pool->idle && !throttled)
 		return false;
@@ -131,6 +166,7 @@ static int64_t upstream_slack_timer_fire(struct cfsbw_group *g, int64_t now_ns)
 
 const struct cfsbw_policy_steps cfsbw__policy_upstream = {
 	/* account_reset NULL: an account starts with nothing assigned. */
+	.reconfigure_pool = upstream_reconfigure_pool,
 	.refill = upstream_refill,
 	.refresh = upstream_refresh,
 	.offline = upstream_offline,
