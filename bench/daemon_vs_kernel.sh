@@ -100,7 +100,28 @@ busy() {
 # one instant (snapshot.sh) at the start and the end of its window; each
 # group's line gives the median over the rounds and their range.
 rounds=${ROUNDS:-3}
-printf '%-34s %6s %-18s %-18s %s\n' "scenario: group" "limit" "kernel (range)" "cfsbw (range)" "ratio (range)"
+printf '%-38s %6s %-18s %-18s %s\n' "scenario: group" "limit" "kernel (range)" "cfsbw (range)" "ratio (range)"
+# window PID...: each process's cores over a window of $secs, one a line.
+window() {
+	# shellcheck disable=SC2086
+	a=$(snapshot "$@")
+	sleep "$secs"
+	# shellcheck disable=SC2086
+	b=$(snapshot "$@")
+	echo "$a | $b" | awk -v n="$#" '{
+		split($0, h, "|"); split(h[1], x, " "); split(h[2], y, " "); dt = y[1] - x[1];
+		for (i = 1; i <= n; i++) printf "%.4f\n", (y[1 + i] - x[1 + i]) / 1e9 / dt }'
+}
+# kill_all: the round's processes.
+kill_all() {
+	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	pids=""
+}
+# one_round SETUP GROUP:THREADS...: "kernel cfsbw" cores per group, in
+# order, then their sums.  Both sides at once; with turn=1 one after the
+# other (a limit above half the machine cannot bind with the other side
+# running: seed 008's 2 CPU example on 2 CPUs).
 one_round() {
 	setup=$1
 	shift
@@ -111,25 +132,31 @@ one_round() {
 		g=${spec%%:*} t=${spec#*:}
 		busy "$kside" "$g" "$t"
 		kps="$kps $busy_pid"
-		busy "$mnt" "$g" "$t" "$cside"
-		cps="$cps $busy_pid"
+		if [ "${turn:-0}" = 0 ]; then
+			busy "$mnt" "$g" "$t" "$cside"
+			cps="$cps $busy_pid"
+		fi
 	done
 	sleep 1
-	# shellcheck disable=SC2086
-	a=$(snapshot $kps $cps)
-	sleep "$secs"
-	# shellcheck disable=SC2086
-	b=$(snapshot $kps $cps)
-	# "kernel cfsbw" cores per group, in order, then their sums.
-	echo "$a | $b" | awk -v n="$#" '{
-		split($0, h, "|"); split(h[1], x, " "); split(h[2], y, " "); dt = y[1] - x[1];
-		for (i = 1; i <= n; i++) {
-			k = (y[1 + i] - x[1 + i]) / 1e9 / dt; c = (y[1 + n + i] - x[1 + n + i]) / 1e9 / dt;
-			ks += k; cs += c; printf "%.4f %.4f\n", k, c }
-		printf "%.4f %.4f\n", ks, cs }'
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	pids=""
+	if [ "${turn:-0}" = 0 ]; then
+		# shellcheck disable=SC2086
+		window $kps $cps > "$tmp/cores"
+	else
+		# shellcheck disable=SC2086
+		window $kps > "$tmp/cores"
+		kill_all
+		for spec in "$@"; do
+			busy "$mnt" "${spec%%:*}" "${spec#*:}" "$cside"
+			cps="$cps $busy_pid"
+		done
+		sleep 1
+		# shellcheck disable=SC2086
+		window $cps >> "$tmp/cores"
+	fi
+	awk -v n="$#" '{ v[NR] = $1 } END {
+		for (i = 1; i <= n; i++) { printf "%.4f %.4f\n", v[i], v[n + i]; ks += v[i]; cs += v[n + i] }
+		printf "%.4f %.4f\n", ks, cs }' "$tmp/cores"
+	kill_all
 	sleep 0.2
 	find "$kside" -mindepth 1 -depth -type d -exec rmdir {} \;
 	for g in $(cd "$mnt" && find . -mindepth 1 -type d | sort -r); do rmdir "$mnt/$g"; done
@@ -173,7 +200,7 @@ run() {
 					if (k[i] < kmin) kmin = k[i]; if (k[i] > kmax) kmax = k[i];
 					if (c[i] < cmin) cmin = c[i]; if (c[i] > cmax) cmax = c[i];
 					if (r[i] < rmin) rmin = r[i]; if (r[i] > rmax) rmax = r[i] }
-				printf "%-34s %6s %5.3f %5.3f..%5.3f %5.3f %5.3f..%5.3f %5.3f  %5.3f..%5.3f\n",
+				printf "%-38s %6s %5.3f %5.3f..%5.3f %5.3f %5.3f..%5.3f %5.3f  %5.3f..%5.3f\n",
 					name ": " L[g], M[g], med(k, n[g]), kmin, kmax, med(c, n[g]), cmin, cmax,
 					med(r, n[g]), rmin, rmax }
 		}' "$out"
@@ -189,8 +216,8 @@ tenant() {
 }
 
 run "seed 008 ex1, 1 CPU" ex1 /ex1:2
-run "seed 008 ex2, 2 CPUs" ex2 /ex2:2
+turn=1 run "seed 008 ex2, 2 CPUs (in turn)" ex2 /ex2:2
 run "seed 008 ex3, 20%" ex3 /ex3:2
 total=/tenant
 run "hierarchy" tenant /tenant/web:2 /tenant/batch:2
-echo "(cores over ${secs} s, both at once on $(nproc) CPUs; median of $rounds rounds and range; ratio = cfsbw / kernel)"
+echo "(cores over ${secs} s on $(nproc) CPUs, both at once unless \"in turn\"; median of $rounds rounds and range; ratio = cfsbw / kernel)"
