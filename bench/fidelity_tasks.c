@@ -4,6 +4,10 @@
  */
 #include "fidelity_tasks.h"
 
+/* The simulator's generator and exponential sampler (rng.c), so that a
+ * task can draw what the simulator draws for the same seed. */
+#include "sim/sim_int.h"
+
 #include <errno.h>
 #include <math.h>
 #include <time.h>
@@ -30,6 +34,27 @@ static int64_t rand_exp(uint64_t *s, int64_t mean_ns)
 	return (int64_t)(-log(u) * (double)mean_ns);
 }
 
+/*
+ * A task's random draws: its own stream, or the simulator's for the run's
+ * seed (fk_task_main's sim_stream), in the simulator's order.
+ */
+struct draws {
+	bool sim;
+	uint64_t own;
+	struct sim_rng rng;
+};
+
+static uint64_t draw_u64(struct draws *d)
+{
+	return d->sim ? cfsbw_sim__rng_next(&d->rng) : splitmix(&d->own);
+}
+
+static int64_t draw_exp(struct draws *d, int64_t mean_ns)
+{
+	return d->sim ? cfsbw_sim__rng_exp(&d->rng, mean_ns)
+		      : rand_exp(&d->own, mean_ns);
+}
+
 static void spin_cpu(int64_t cpu_ns)
 {
 	int64_t end = now_ns(CLOCK_THREAD_CPUTIME_ID) + cpu_ns;
@@ -53,10 +78,17 @@ static void note(struct fk_latencies *lat, int64_t ns)
 }
 
 _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
-			    uint64_t rng, struct fk_latencies *lat)
+			    uint64_t seed, bool sim_stream,
+			    struct fk_latencies *lat)
 {
+	static struct draws d; /* 4 KB of table: not on the stack */
+	d.sim = sim_stream;
+	d.own = seed;
+	if (sim_stream)
+		cfsbw_sim__rng_seed(&d.rng, seed);
+	else
+		splitmix(&d.own);
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
-	splitmix(&rng);
 	switch (t->workload) {
 	case CFSBW_SIM_WL_BUSY:
 		for (;;)
@@ -64,7 +96,7 @@ _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
 	case CFSBW_SIM_WL_DUTY: {
 		int64_t phase = t->phase_ns, cycle = t->run_ns + t->sleep_ns;
 		if (t->phase_random)
-			phase = (int64_t)(splitmix(&rng) % (uint64_t)cycle);
+			phase = (int64_t)(draw_u64(&d) % (uint64_t)cycle);
 		int64_t start = t0 + phase;
 		if (phase > 0)
 			fk_sleep_until(start);
@@ -79,26 +111,39 @@ _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
 	}
 	case CFSBW_SIM_WL_REQUESTS: {
 		/* One server, FIFO: serve what has arrived, else sleep to the
-		 * next arrival; a service time drawn when it starts. */
-		static int64_t queue[4096];
+		 * next arrival.  As the simulator: the first gap drawn at the
+		 * start (periodic: the first arrival at once), then at each
+		 * arrival its service time, then the next gap. */
+		static int64_t queue[4096][2]; /* arrival, service */
 		unsigned head = 0, len = 0;
-		int64_t next = t0 + rand_exp(&rng, t->mean_gap_ns);
+		int64_t next = t->arrivals_periodic
+				       ? t0
+				       : t0 + draw_exp(&d, t->mean_gap_ns);
 		for (;;) {
 			int64_t now = now_ns(CLOCK_MONOTONIC);
 			while (next <= now) {
-				if (len < 4096)
-					queue[(head + len++) % 4096] = next;
-				next += rand_exp(&rng, t->mean_gap_ns);
+				int64_t service =
+					t->service_exp
+						? draw_exp(&d, t->service_ns)
+						: t->service_ns;
+				if (len < 4096) {
+					unsigned q = (head + len++) % 4096;
+					queue[q][0] = next;
+					queue[q][1] = service;
+				}
+				next += t->arrivals_periodic
+						? t->mean_gap_ns
+						: draw_exp(&d, t->mean_gap_ns);
 			}
 			if (!len) {
 				fk_sleep_until(next);
 				continue;
 			}
-			int64_t arrived = queue[head];
+			int64_t arrived = queue[head][0];
+			int64_t service = queue[head][1];
 			head = (head + 1) % 4096;
 			len--;
-			spin_cpu(t->service_exp ? rand_exp(&rng, t->service_ns)
-						: t->service_ns);
+			spin_cpu(service);
 			note(lat, now_ns(CLOCK_MONOTONIC) - arrived);
 		}
 	}

@@ -6,6 +6,7 @@
 #ifndef CFSBW_BENCH_FIDELITY_TASKS_H
 #define CFSBW_BENCH_FIDELITY_TASKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "cfsbw_sim.h"
@@ -23,10 +24,15 @@ struct fk_latencies {
  * (src/sim/workload.c): busy spins; duty spins run_ns of its own CPU
  * time, then sleeps sleep_ns; requests serves Poisson arrivals in order.
  * A duty cycle's latency (its start to the end of its run) and a
- * request's (arrival to completion) go to lat.  rng: this task's seed.
+ * request's (arrival to completion) go to lat.  seed: this task's seed;
+ * sim_stream: draw from the simulator's generator seeded with it, in the
+ * simulator's order, so that the task draws the phase, or the arrivals
+ * and service times, that `cfsbw sim --seed SEED` draws (exact when it
+ * is the scenario's only task that draws).
  */
 _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
-			    uint64_t rng, struct fk_latencies *lat);
+			    uint64_t seed, bool sim_stream,
+			    struct fk_latencies *lat);
 
 /* Sleep until CLOCK_MONOTONIC time t (ns). */
 void fk_sleep_until(int64_t t);
