@@ -66,7 +66,8 @@ extern "C" {
  * throttled account's debt (R13) saturates at CFSBW_DEBT_MAX_NS: a charge
  * takes it no deeper, and never makes it smaller either (hardlimits, taking
  * back lent runtime when a runqueue goes away, can leave an account a
- * period's runtime below that).
+ * period's runtime below that).  cpu.stat's times saturate at UINT64_MAX
+ * ns rather than wrap (throttled time is summed over runqueues).
  */
 #define CFSBW_CHARGE_MAX_NS (INT64_C(1) << 62)
 #define CFSBW_DEBT_MAX_NS (INT64_C(1) << 62)

@@ -115,6 +115,32 @@ TEST(charge_below_the_debt_floor_forgives_nothing, "hardlimits R13")
 }
 
 /*
+ * R12 near the end of the clock: throttled_time sums each runqueue's
+ * throttled stretch, so three runqueues throttled from the start of the
+ * clock to near INT64_MAX add up past 2^64 ns.  The sum saturates at
+ * UINT64_MAX rather than wrap into a smaller number: cpu.stat never
+ * decreases (fuzz_files found the wrap,
+ * tests/fuzz/corpus/files/throttled-time-wraps).
+ */
+TEST(throttled_time_saturates_at_uint64_max, "R12")
+{
+	struct drv d;
+	drv_init(&d, 3, CFSBW_POLICY_V4);
+	struct cfsbw_group *g = drv_group(&d, "/g", 1000, 100000);
+	for (unsigned rq = 0; rq < 3; rq++) {
+		drv_enqueue(&d, g, rq);
+		ASSERT_TRUE(drv_charge(&d, g, rq, MS(2)));
+	}
+	d.now = INT64_MAX - MS(1);
+	/* R4: a write unthrottles every account at once. */
+	ASSERT_INT(cfsbw_file_write(g, "cpu.cfs_quota_us", "2000", d.now), ==, 0);
+	struct cfsbw_stats st;
+	cfsbw_group_stats(g, &st);
+	ASSERT_UINT(st.throttled_time, ==, UINT64_MAX);
+	drv_fini(&d);
+}
+
+/*
  * R10 near the end of time: a period timer started 10 ms before INT64_MAX
  * is asked for at INT64_MAX (the expiry saturates, cfsbw.h), and its fire
  * there asks for INT64_MAX again, never for a time in the past.
@@ -157,5 +183,6 @@ TEST_MAIN(TEST_ENTRY(hardlimits_late_refresh_of_largest_runtime)
 	  TEST_ENTRY(debt_saturates_at_2_pow_62)
 	  TEST_ENTRY(huge_charge_on_an_account_in_debt)
 	  TEST_ENTRY(charge_below_the_debt_floor_forgives_nothing)
+	  TEST_ENTRY(throttled_time_saturates_at_uint64_max)
 	  TEST_ENTRY(period_timer_near_int64_max)
 	  TEST_ENTRY(period_timer_restart_near_int64_max))

@@ -198,6 +198,16 @@ static inline int64_t time_add_sat(int64_t t, int64_t d)
 }
 
 /*
+ * *stat += d, saturated at UINT64_MAX: cpu.stat's times never decrease
+ * (R12), even where throttled time summed over many runqueues passes 2^64
+ * ns near the end of the clock (found by fuzz_files).
+ */
+static inline void stat_add_sat(uint64_t *stat, uint64_t d)
+{
+	*stat = *stat > UINT64_MAX - d ? UINT64_MAX : *stat + d;
+}
+
+/*
  * The first multiple of period_ns after expires_ns, counted from
  * expires_ns, that is later than now_ns (hrtimer_forward), saturated at
  * INT64_MAX; *overrun (if not NULL) gets how many periods it moved.

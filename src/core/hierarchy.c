@@ -52,8 +52,9 @@ void cfsbw__account_throttled_clock(struct cfsbw_group *g,
 			a->throttled_clock = now_ns;
 		} else if (a->h_nr_running == 0 && running) {
 			if (now_ns > a->throttled_clock)
-				g->pool.stats.throttled_time +=
-					(uint64_t)(now_ns - a->throttled_clock);
+				stat_add_sat(&g->pool.stats.throttled_time,
+					     (uint64_t)(now_ns -
+							a->throttled_clock));
 			a->throttled_clock = CFSBW_CLOCK_STOPPED;
 		}
 	}

@@ -39,7 +39,7 @@ static void pool_refill(struct cfsbw_pool *pool)
 	int64_t runtime = pool->runtime + pool->quota_ns;
 	int64_t over = pool->runtime_snap - runtime;
 	if (over > 0) {
-		pool->stats.burst_time += (uint64_t)over;
+		stat_add_sat(&pool->stats.burst_time, (uint64_t)over);
 		pool->stats.nr_bursts++;
 	}
 	int64_t cap = pool->quota_ns + pool->burst_ns;

@@ -37,8 +37,8 @@ static void account_leave_throttled(struct cfsbw_group *g,
 {
 	BUG_ON(!account_is_throttled(a));
 	if (a->throttled_clock != CFSBW_CLOCK_STOPPED && now_ns > a->throttled_clock)
-		g->pool.stats.throttled_time +=
-			(uint64_t)(now_ns - a->throttled_clock);
+		stat_add_sat(&g->pool.stats.throttled_time,
+			     (uint64_t)(now_ns - a->throttled_clock));
 	list_del(&a->throttled_link);
 }
 
