@@ -41,6 +41,30 @@ void *cfsbw_sim__alloc(const struct cfsbw_sim *s, size_t n, size_t size)
 	return alloc_with(s->alloc, n, size, false);
 }
 
+/*
+ * With the C library's allocator, realloc(): a large block grows in place
+ * or by remapping its pages, where a copy into a new block would write
+ * (and fault in) every byte twice: the request queues of starved tasks and
+ * the latencies of long runs are megabytes.  A scenario's allocator has no
+ * realloc: a new block, the copy, the old block freed.
+ */
+void *cfsbw_sim__grow(const struct cfsbw_sim *s, void *p, size_t old_n,
+		      size_t new_n, size_t size)
+{
+	if (size && new_n > SIZE_MAX / size)
+		return NULL;
+	size_t bytes = new_n * size;
+	if (!s->alloc)
+		return realloc(p, bytes ? bytes : 1);
+	void *q = cfsbw_sim__alloc(s, new_n, size);
+	if (!q)
+		return NULL;
+	if (old_n)
+		memcpy(q, p, old_n * size);
+	cfsbw_sim__free(s, p);
+	return q;
+}
+
 void cfsbw_sim__free(const struct cfsbw_sim *s, void *p)
 {
 	if (!p)

@@ -456,6 +456,10 @@ void *cfsbw_sim__zalloc(const struct cfsbw_sim *s, size_t n, size_t size);
 /* The same, not necessarily zeroed: for arrays filled before they are read
  * (the queues and records that grow during a run). */
 void *cfsbw_sim__alloc(const struct cfsbw_sim *s, size_t n, size_t size);
+/* p (old_n elements, NULL when 0) grown to new_n >= old_n, its elements
+ * kept; NULL when out of memory, p then unchanged. */
+void *cfsbw_sim__grow(const struct cfsbw_sim *s, void *p, size_t old_n,
+		      size_t new_n, size_t size);
 void cfsbw_sim__free(const struct cfsbw_sim *s, void *p);
 
 /* machine.c, for setup.c: the core's callbacks, a CPU's first state. */
@@ -523,7 +527,7 @@ void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__workload_free(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 			    int64_t latency_ns);
-/* After the run: sort the latencies for cfsbw_sim__line_latency(). */
+/* After the run: the latencies cfsbw_sim__line_latency() reads in place. */
 void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l);
 void cfsbw_sim__line_latency(const struct sim_line *l,
 			     struct cfsbw_sim_latency *out);

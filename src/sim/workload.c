@@ -69,18 +69,23 @@ void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 {
 	if (l->nr_lat == l->cap_lat) {
 		size_t cap = l->cap_lat ? 2 * l->cap_lat : 256;
-		int64_t *p = cfsbw_sim__alloc(s, cap, sizeof(*p));
+		int64_t *p = cfsbw_sim__grow(s, l->lat, l->nr_lat, cap,
+					     sizeof(*p));
 		if (!p) {
 			l->lat_lost++; /* reported, never fatal */
 			return;
 		}
-		if (l->nr_lat)
-			memcpy(p, l->lat, l->nr_lat * sizeof(*p));
-		cfsbw_sim__free(s, l->lat);
 		l->lat = p;
 		l->cap_lat = cap;
 	}
 	l->lat[l->nr_lat++] = latency_ns;
+}
+
+static void swap_i64(int64_t *a, int64_t *b)
+{
+	int64_t t = *a;
+	*a = *b;
+	*b = t;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -89,57 +94,99 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-#define RADIX_MAX_BITS 11u
+/*
+ * Put into v[k] the value that sorted order puts there, the smaller ones
+ * before it and the larger after (Hoare's selection, the median of three
+ * as pivot; equal values split on both sides, so a line of identical
+ * latencies costs no more).  A range that does not shrink fast enough
+ * (more rounds than twice its bits) is sorted: never quadratic.
+ */
+static void select_kth(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	unsigned rounds = 0, limit = 2;
+	for (size_t m = n; m > 1; m >>= 1)
+		limit += 2;
+	while (hi > lo + 16) {
+		if (++rounds > limit) {
+			qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_i64);
+			return;
+		}
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < v[lo])
+			swap_i64(&v[mid], &v[lo]);
+		if (v[hi] < v[lo])
+			swap_i64(&v[hi], &v[lo]);
+		if (v[hi] < v[mid])
+			swap_i64(&v[hi], &v[mid]);
+		int64_t pivot = v[mid];
+		size_t i = lo, j = hi;
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (pivot < v[j])
+				j--;
+			if (i >= j)
+				break;
+			swap_i64(&v[i], &v[j]);
+			i++;
+			j--;
+		}
+		/* [lo, j] <= pivot <= [j + 1, hi] */
+		if (k <= j)
+			hi = j;
+		else
+			lo = j + 1;
+	}
+	/* a few left: insertion sort */
+	for (size_t i = lo + 1; i <= hi; i++) {
+		int64_t x = v[i];
+		size_t j = i;
+		while (j > lo && v[j - 1] > x) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+/* The nearest rank of percentile pct / scale among n >= 1 values, as an
+ * index into them sorted. */
+static size_t rank_index(size_t n, size_t pct, size_t scale)
+{
+	return (n * pct + scale - 1) / scale - 1;
+}
 
 /*
- * Sort the latencies (all >= 0): an LSD radix sort, as many passes as the
- * largest value needs, 11 bits a pass for long records and 8 for short
- * ones (clearing 2048 counters per pass cost more than sorting a few
- * hundred values); qsort() if there is no memory for the second buffer.
- * Runs once per line, after the run.
+ * After the run: put in place what cfsbw_sim__line_latency() reads, as a
+ * sort would (p50, p99, p99.9 at their nearest ranks, the maximum last),
+ * by selection: each selection leaves the smaller values before its rank,
+ * so the next, lower rank is looked for among those alone.  No second
+ * buffer: the latencies of a long run are megabytes.
  */
 void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l)
 {
+	(void)s;
 	size_t n = l->nr_lat;
 	if (n < 2)
 		return;
-	unsigned bits = n >= 65536 ? RADIX_MAX_BITS : 8u, radix = 1u << bits;
-	int64_t *tmp = n > 64 ? cfsbw_sim__alloc(s, n, sizeof(*tmp)) : NULL;
-	size_t *count = tmp ? cfsbw_sim__alloc(s, radix, sizeof(*count)) : NULL;
-	if (!count) {
-		cfsbw_sim__free(s, tmp);
-		qsort(l->lat, n, sizeof(*l->lat), cmp_i64);
-		return;
-	}
-	uint64_t max = 0;
-	for (size_t i = 0; i < n; i++)
-		if ((uint64_t)l->lat[i] > max)
-			max = (uint64_t)l->lat[i];
-	int64_t *src = l->lat, *dst = tmp;
-	for (unsigned shift = 0; shift < 64 && (max >> shift); shift += bits) {
-		memset(count, 0, radix * sizeof(*count));
-		for (size_t i = 0; i < n; i++)
-			count[((uint64_t)src[i] >> shift) & (radix - 1)]++;
-		size_t sum = 0;
-		for (unsigned d = 0; d < radix; d++) {
-			size_t c = count[d];
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[((uint64_t)src[i] >> shift) & (radix - 1)]++] =
-				src[i];
-		int64_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != l->lat)
-		memcpy(l->lat, src, n * sizeof(*src));
-	cfsbw_sim__free(s, count);
-	cfsbw_sim__free(s, tmp);
+	size_t k999 = rank_index(n, 999, 1000), k99 = rank_index(n, 99, 100),
+	       k50 = rank_index(n, 50, 100);
+	int64_t *v = l->lat;
+	select_kth(v, n, k999);
+	size_t top = k999; /* the maximum is at k999 or after it */
+	for (size_t i = k999 + 1; i < n; i++)
+		if (v[i] > v[top])
+			top = i;
+	swap_i64(&v[top], &v[n - 1]);
+	if (k99 < k999)
+		select_kth(v, k999, k99);
+	if (k50 < k99)
+		select_kth(v, k99, k50);
 }
 
-/* Nearest-rank percentiles over the sorted latencies. */
+/* Nearest-rank percentiles over the latencies (cfsbw_sim__line_finish()
+ * put each where a sort would). */
 void cfsbw_sim__line_latency(const struct sim_line *l,
 			     struct cfsbw_sim_latency *out)
 {
@@ -149,9 +196,9 @@ void cfsbw_sim__line_latency(const struct sim_line *l,
 	out->mean_ns = 0;
 	if (!n)
 		return;
-	out->p50_ns = l->lat[(n * 50 + 99) / 100 - 1];
-	out->p99_ns = l->lat[(n * 99 + 99) / 100 - 1];
-	out->p999_ns = l->lat[(n * 999 + 999) / 1000 - 1];
+	out->p50_ns = l->lat[rank_index(n, 50, 100)];
+	out->p99_ns = l->lat[rank_index(n, 99, 100)];
+	out->p999_ns = l->lat[rank_index(n, 999, 1000)];
 	out->max_ns = l->lat[n - 1];
 	int64_t sum = 0;
 	for (size_t i = 0; i < n; i++)
@@ -172,20 +219,23 @@ static bool ring_push(struct cfsbw_sim *s, struct sim_task *t, int64_t arrival,
 	if (t->rq_len == t->rq_cap) {
 		if (t->rq_cap > UINT32_MAX / 2)
 			return false;
-		uint32_t cap = 2 * t->rq_cap;
-		struct sim_request *p = cfsbw_sim__alloc(s, cap, sizeof(*p));
+		uint32_t old = t->rq_cap, cap = 2 * old;
+		struct sim_request *p =
+			cfsbw_sim__grow(s, t->rq_ring, old, cap, sizeof(*p));
 		if (!p)
 			return false;
-		/* unwrap: the head's part to the end, then the rest */
-		uint32_t first = t->rq_cap - t->rq_head;
-		if (first > t->rq_len)
-			first = t->rq_len;
-		memcpy(p, t->rq_ring + t->rq_head, first * sizeof(*p));
-		memcpy(p + first, t->rq_ring, (t->rq_len - first) * sizeof(*p));
-		cfsbw_sim__free(s, t->rq_ring);
+		/* full: the head's part runs to the old end, the rest wraps
+		 * round from the start; the smaller part moves, the wrapped
+		 * one to follow the head's, or the head's to the new end */
+		uint32_t head = t->rq_head, first = old - head;
+		if (head <= first) {
+			memcpy(p + old, p, head * sizeof(*p));
+		} else {
+			memcpy(p + cap - first, p + head, first * sizeof(*p));
+			t->rq_head = cap - first;
+		}
 		t->rq_ring = p;
 		t->rq_cap = cap;
-		t->rq_head = 0;
 	}
 	uint32_t tail = t->rq_head + t->rq_len;
 	if (tail >= t->rq_cap)
