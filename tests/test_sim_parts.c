@@ -1,7 +1,8 @@
 /*
  * test_sim_parts.c - the simulator's parts on their own, checked against
  * the plain way of computing the same thing: a line's latency percentiles
- * (found by selection) against a full sort.
+ * (found by selection) against a full sort; a request queue of many
+ * blocks against the arithmetic of first come, first served.
  */
 #include "harness.h"
 #include "cfsbw_sim.h"
@@ -67,4 +68,39 @@ TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
 	ASSERT_UINT(checked, >, 200);
 }
 
-TEST_MAIN(TEST_ENTRY(latency_percentiles_are_the_sorted_ranks))
+/*
+ * A request every 1 ms needing 2 ms, alone on one CPU for 2 s: request k
+ * arrives at k ms and, served in arrival order, ends at 2 (k + 1) ms, so
+ * its latency is k + 2 ms.  999 are served (2 to 1000 ms: p50 501 ms,
+ * p99 991 ms) while the queue grows to 1001, through blocks of 16 to 255
+ * requests, the served ones freed as it goes.
+ */
+TEST(requests_are_served_in_arrival_order_across_blocks, "section-7")
+{
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
+	cfsbw_sim_scenario_init(&sc);
+	ASSERT_INT(cfsbw_sim_scenario_parse(
+			   &sc,
+			   "cpus 1\nduration 2s\n"
+			   "task / requests rate=1000/s arrivals=periodic "
+			   "service=2ms\n",
+			   &err),
+		   ==, 0);
+	ASSERT_INT(cfsbw_sim_create(&sc, &s, &err), ==, 0);
+	ASSERT_INT(cfsbw_sim_run(s), ==, 0);
+	struct cfsbw_sim_line_result l;
+	cfsbw_sim_line_result(s, 0, &l);
+	ASSERT_UINT(l.completed, ==, 999);
+	ASSERT_UINT(l.pending, ==, 1001);
+	ASSERT_INT(l.latency.p50_ns, ==, 501 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(l.latency.p99_ns, ==, 991 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(l.latency.max_ns, ==, 1000 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(l.latency.mean_ns, ==, 501 * CFSBW_NSEC_PER_MSEC);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
+}
+
+TEST_MAIN(TEST_ENTRY(latency_percentiles_are_the_sorted_ranks)
+	  TEST_ENTRY(requests_are_served_in_arrival_order_across_blocks))

@@ -406,6 +406,7 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 		return;
 	for (size_t i = 0; i < s->nr_tasks; i++)
 		cfsbw_sim__workload_free(s, &s->tasks[i]);
+	cfsbw_sim__rq_free_blocks(s);
 	for (size_t i = 0; i < s->nr_lines; i++)
 		cfsbw_sim__free(s, s->lines[i].lat);
 	for (size_t i = 0; i < s->nr_groups; i++) {

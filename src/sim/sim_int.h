@@ -12,6 +12,7 @@
  *   run.c       ticks, timers, the run
  *   setup.c     building the machine from a scenario, memory
  *   workload.c  busy, duty, requests, trace; latencies
+ *   requests.c  a requests task's queue
  *   scenario.c  a scenario's life; its text into lines of words
  *   scenario_directives.c  what each line of a scenario says
  *   trace_csv.c run_us,sleep_us trace text
@@ -308,6 +309,19 @@ struct sim_request {
 	int64_t service_ns;
 };
 
+/* A block of a task's request queue: the blocks form a ring, the one
+ * requests arrive into (the task's rq_last) followed by the one they are
+ * served from.  Blocks come and go whole: a queue that grows never moves
+ * what it holds (a starved task's holds thousands of requests). */
+struct sim_rq_block {
+	struct sim_rq_block *next;
+	uint32_t cap;
+	uint32_t unused;
+	struct sim_request req[];
+};
+
+struct sim_rq_slab;
+
 struct sim_line;
 
 /*
@@ -315,7 +329,7 @@ struct sim_line;
  * (the walk up from a running task reads its first 48 bytes), then what
  * a CPU's list walk reads (throttling, balancing: the link, state and
  * group), then what an arrival or a wake-up reads and writes (its timer,
- * its request ring), then the rest.
+ * its request queue), then the rest.
  */
 struct sim_task {
 	_Alignas(64) struct sim_entity se;
@@ -330,10 +344,12 @@ struct sim_task {
 	 * read at every wake-up, arrival and end of burst */
 	uint8_t workload;      /* enum cfsbw_sim_workload */
 	bool arrivals_periodic, service_exp;
-	/* requests: FIFO ring of requests waiting or in service */
-	uint32_t rq_head, rq_len, rq_cap;
+	/* requests: FIFO of requests waiting or in service, in blocks: the
+	 * first at rq_head in rq_last->next, the next free slot rq_tail in
+	 * rq_last */
+	uint32_t rq_head, rq_tail, rq_len;
 	struct sim_timer wake;
-	struct sim_request *rq_ring;
+	struct sim_rq_block *rq_last;
 	int64_t work_ns;       /* duty: run_ns; requests: service_ns */
 	int64_t gap_ns;        /* duty: sleep_ns; requests: mean_gap_ns */
 	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
@@ -423,6 +439,9 @@ struct cfsbw_sim {
 	size_t nr_lines;
 	struct sim_timer balance_timer;
 	struct sim_timer tick_timer;
+	/* blocks of request queues (requests.c) */
+	struct sim_rq_block *rq_free;
+	struct sim_rq_slab *rq_slabs;
 	/* decisions of the core, acted on after it returns */
 	struct sim_pending *pending;
 	size_t nr_pending, cap_pending;
@@ -517,6 +536,21 @@ void cfsbw_sim__task_set_state(struct cfsbw_sim *s, struct sim_task *t,
 void cfsbw_sim__task_wake(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__task_sleep(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__task_continue(struct cfsbw_sim *s, struct sim_task *t);
+
+/* requests.c: a requests task's queue (rq_init before the run; rq_free
+ * for every task, then rq_free_blocks, when the machine is freed).  A push
+ * fails (false) only for want of memory. */
+int cfsbw_sim__rq_init(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__rq_free(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__rq_free_blocks(struct cfsbw_sim *s);
+bool cfsbw_sim__rq_push(struct cfsbw_sim *s, struct sim_task *t,
+			int64_t arrival_ns, int64_t service_ns);
+void cfsbw_sim__rq_pop(struct cfsbw_sim *s, struct sim_task *t);
+/* The first request queued (rq_len > 0). */
+static inline struct sim_request *cfsbw_sim__rq_head(struct sim_task *t)
+{
+	return &t->rq_last->next->req[t->rq_head];
+}
 
 /* workload.c */
 int cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t);

@@ -37,8 +37,6 @@ const char *cfsbw_sim_workload_name(enum cfsbw_sim_workload wl)
 	return (unsigned)wl < CFSBW_SIM_WL_COUNT ? names[wl] : NULL;
 }
 
-#define RING_INITIAL 16u
-
 int cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
 {
 	const struct cfsbw_sim_task_spec *ts = t->spec;
@@ -51,17 +49,12 @@ int cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
 							    : ts->sleep_ns;
 	if (ts->workload != CFSBW_SIM_WL_REQUESTS)
 		return 0;
-	t->rq_ring = cfsbw_sim__zalloc(s, RING_INITIAL, sizeof(*t->rq_ring));
-	if (!t->rq_ring)
-		return -ENOMEM;
-	t->rq_cap = RING_INITIAL;
-	return 0;
+	return cfsbw_sim__rq_init(s, t);
 }
 
 void cfsbw_sim__workload_free(struct cfsbw_sim *s, struct sim_task *t)
 {
-	cfsbw_sim__free(s, t->rq_ring);
-	t->rq_ring = NULL;
+	cfsbw_sim__rq_free(s, t);
 }
 
 void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
@@ -206,53 +199,7 @@ void cfsbw_sim__line_latency(const struct sim_line *l,
 	out->mean_ns = sum / (int64_t)n;
 }
 
-/* ---- requests: the task's FIFO of requests ------------------------------ */
-
-static struct sim_request *ring_head(struct sim_task *t)
-{
-	return &t->rq_ring[t->rq_head];
-}
-
-static bool ring_push(struct cfsbw_sim *s, struct sim_task *t, int64_t arrival,
-		      int64_t service)
-{
-	if (t->rq_len == t->rq_cap) {
-		if (t->rq_cap > UINT32_MAX / 2)
-			return false;
-		uint32_t old = t->rq_cap, cap = 2 * old;
-		struct sim_request *p =
-			cfsbw_sim__grow(s, t->rq_ring, old, cap, sizeof(*p));
-		if (!p)
-			return false;
-		/* full: the head's part runs to the old end, the rest wraps
-		 * round from the start; the smaller part moves, the wrapped
-		 * one to follow the head's, or the head's to the new end */
-		uint32_t head = t->rq_head, first = old - head;
-		if (head <= first) {
-			memcpy(p + old, p, head * sizeof(*p));
-		} else {
-			memcpy(p + cap - first, p + head, first * sizeof(*p));
-			t->rq_head = cap - first;
-		}
-		t->rq_ring = p;
-		t->rq_cap = cap;
-	}
-	uint32_t tail = t->rq_head + t->rq_len;
-	if (tail >= t->rq_cap)
-		tail -= t->rq_cap;
-	struct sim_request *r = &t->rq_ring[tail];
-	r->arrival_ns = arrival;
-	r->service_ns = service;
-	t->rq_len++;
-	return true;
-}
-
-static void ring_pop(struct sim_task *t)
-{
-	if (++t->rq_head == t->rq_cap)
-		t->rq_head = 0;
-	t->rq_len--;
-}
+/* ---- requests: arrivals and service times ------------------------------ */
 
 static int64_t arrival_gap(struct cfsbw_sim *s, const struct sim_task *t)
 {
@@ -403,11 +350,11 @@ void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t)
 		break;
 	case CFSBW_SIM_WL_REQUESTS:
 		/* An arrival: queue it, draw the next one. */
-		if (!ring_push(s, t, s->now, service_sample(s, t)))
+		if (!cfsbw_sim__rq_push(s, t, s->now, service_sample(s, t)))
 			t->line->dropped++;
 		arm_wake(s, t, s->now + arrival_gap(s, t));
 		if (!t->runnable && t->rq_len > 0) {
-			t->burst_left = ring_head(t)->service_ns;
+			t->burst_left = cfsbw_sim__rq_head(t)->service_ns;
 			cfsbw_sim__task_wake(s, t);
 		}
 		break;
@@ -483,10 +430,10 @@ void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t)
 		break;
 	case CFSBW_SIM_WL_REQUESTS:
 		l->completed++;
-		cfsbw_sim__line_record(s, l, s->now - ring_head(t)->arrival_ns);
-		ring_pop(t);
+		cfsbw_sim__line_record(s, l, s->now - cfsbw_sim__rq_head(t)->arrival_ns);
+		cfsbw_sim__rq_pop(s, t);
 		if (t->rq_len > 0) {
-			t->burst_left = ring_head(t)->service_ns;
+			t->burst_left = cfsbw_sim__rq_head(t)->service_ns;
 			cfsbw_sim__task_continue(s, t);
 		} else {
 			cfsbw_sim__task_sleep(s, t);
