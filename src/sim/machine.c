@@ -166,9 +166,19 @@ static void do_unthrottle(struct cfsbw_sim *s, struct sim_group *g, unsigned c)
 		cfsbw_sim__cfs_enqueue_path(s, &gc->se, c);
 	}
 	cfsbw_sim__cfs_reweight_path(s, g, c);
+	/* whether a task's group is still throttled (under another throttled
+	 * ancestor): asked of the core once per group met in a row, as the
+	 * tasks of one group often are */
+	const struct sim_group *asked = NULL;
+	bool still = false;
 	list_for_each_entry(t, &cpu->tasks, struct sim_task, link) {
-		if (t->state == SIM_TS_THROTTLED && group_in_subtree(t->g, g) &&
-		    !cfsbw_throttled(t->g->cg, c))
+		if (t->state != SIM_TS_THROTTLED || !group_in_subtree(t->g, g))
+			continue;
+		if (t->g != asked) {
+			asked = t->g;
+			still = cfsbw_throttled(t->g->cg, c);
+		}
+		if (!still)
 			cfsbw_sim__task_set_state(s, t, SIM_TS_WAITING);
 	}
 	cpu_update_nr(s, c);

@@ -57,11 +57,44 @@ void cfsbw_sim__workload_free(struct cfsbw_sim *s, struct sim_task *t)
 	cfsbw_sim__rq_free(s, t);
 }
 
+/* Latencies a line records at the most, or nearly (a Poisson line can
+ * exceed it, by chance): its cycles or its arrivals in the whole run. */
+#define LAT_RESERVE_MAX (UINT64_C(1) << 22)
+
+static size_t line_expected(const struct cfsbw_sim *s, const struct sim_line *l)
+{
+	const struct cfsbw_sim_task_spec *ts = l->spec;
+	int64_t each;
+	if (ts->workload == CFSBW_SIM_WL_REQUESTS)
+		each = ts->mean_gap_ns;
+	else if (ts->workload == CFSBW_SIM_WL_DUTY)
+		each = ts->run_ns + ts->sleep_ns;
+	else
+		return 0;
+	if (each <= 0)
+		return 0;
+	uint64_t per_task = (uint64_t)(s->end_ns / each);
+	uint64_t n = ts->count * (per_task + per_task / 16 + 16);
+	return (size_t)(n < LAT_RESERVE_MAX ? n : LAT_RESERVE_MAX);
+}
+
+/*
+ * The latencies of a run grow to megabytes.  With the C library's
+ * allocator the first block is as large as the line's cycles or arrivals
+ * in the run (an estimate: the pages the line does not fill are never
+ * touched), so the array does not move as it grows; a scenario's
+ * allocator counts every byte asked for, so there the array starts small
+ * and doubles.
+ */
 void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 			    int64_t latency_ns)
 {
 	if (l->nr_lat == l->cap_lat) {
 		size_t cap = l->cap_lat ? 2 * l->cap_lat : 256;
+		if (!l->cap_lat && !s->alloc) {
+			size_t want = line_expected(s, l);
+			cap = want > cap ? want : cap;
+		}
 		int64_t *p = cfsbw_sim__grow(s, l->lat, l->nr_lat, cap,
 					     sizeof(*p));
 		if (!p) {
