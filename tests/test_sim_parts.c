@@ -2,7 +2,8 @@
  * test_sim_parts.c - the simulator's parts on their own, checked against
  * the plain way of computing the same thing: a line's latency percentiles
  * (found by selection) against a full sort; a request queue of many
- * blocks against the arithmetic of first come, first served.
+ * blocks, of requests of 8 and 16 bytes, against the arithmetic of first
+ * come, first served.
  */
 #include "harness.h"
 #include "cfsbw_sim.h"
@@ -102,5 +103,52 @@ TEST(requests_are_served_in_arrival_order_across_blocks, "section-7")
 	cfsbw_sim_scenario_free(&sc);
 }
 
+/* One task of periodic requests alone on one CPU for 60 s. */
+static void run_periodic(const char *rate_and_service,
+			 struct cfsbw_sim_line_result *l)
+{
+	char text[256];
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
+	snprintf(text, sizeof text,
+		 "cpus 1\nduration 60s\n"
+		 "task / requests arrivals=periodic %s\n",
+		 rate_and_service);
+	cfsbw_sim_scenario_init(&sc);
+	memset(l, 0, sizeof(*l));
+	if (cfsbw_sim_scenario_parse(&sc, text, &err) == 0 &&
+	    cfsbw_sim_create(&sc, &s, &err) == 0 && cfsbw_sim_run(s) == 0)
+		cfsbw_sim_line_result(s, 0, l);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
+}
+
+/*
+ * The two other shapes of a queued request (the run ends before 60 s,
+ * so one that would end then is still queued).  A request every second
+ * needing 2 s: request k ends at 2 (k + 1) s, latency k + 2 s; 29 served
+ * (2 to 30 s: p50 16 s) and 31 queued, a block taking the arrivals of
+ * 4.3 s at most.  A request every second needing 5 s, a service time
+ * over 32 bits of nanoseconds (16 bytes a request): request k ends at
+ * 5 (k + 1) s, latency 4 k + 5 s; 11 served (5 to 45 s: p50 25 s) and 49
+ * queued.
+ */
+TEST(requests_over_seconds_keep_their_times, "section-7")
+{
+	struct cfsbw_sim_line_result l;
+	run_periodic("rate=1/s service=2s", &l);
+	ASSERT_UINT(l.completed, ==, 29);
+	ASSERT_UINT(l.pending, ==, 31);
+	ASSERT_INT(l.latency.p50_ns, ==, 16 * CFSBW_NSEC_PER_SEC);
+	ASSERT_INT(l.latency.max_ns, ==, 30 * CFSBW_NSEC_PER_SEC);
+	run_periodic("rate=1/s service=5s", &l);
+	ASSERT_UINT(l.completed, ==, 11);
+	ASSERT_UINT(l.pending, ==, 49);
+	ASSERT_INT(l.latency.p50_ns, ==, 25 * CFSBW_NSEC_PER_SEC);
+	ASSERT_INT(l.latency.max_ns, ==, 45 * CFSBW_NSEC_PER_SEC);
+}
+
 TEST_MAIN(TEST_ENTRY(latency_percentiles_are_the_sorted_ranks)
-	  TEST_ENTRY(requests_are_served_in_arrival_order_across_blocks))
+	  TEST_ENTRY(requests_are_served_in_arrival_order_across_blocks)
+	  TEST_ENTRY(requests_over_seconds_keep_their_times))

@@ -366,11 +366,11 @@ TEST(memory_budget_bounds_the_run, "section-7")
 		return;
 	}
 	/* 10^6 arrivals a second of 2 ms each: the queue grows ~10^6/s, to
-	 * 200,000 requests of 16 bytes (3.2 MB, in blocks of a page). */
+	 * 200,000 requests of 8 bytes (1.6 MB, in blocks of a page). */
 	const char *flood = "duration 200ms\ngroup /a\n"
 			    "task /a requests rate=1000000/s service=2ms\n";
-	ASSERT_INT(run_cli(flood, "--max-memory 2M", out, sizeof out), ==, 0);
-	ASSERT_TRUE(strstr(out, "reached --max-memory 2M") != NULL);
+	ASSERT_INT(run_cli(flood, "--max-memory 1M", out, sizeof out), ==, 0);
+	ASSERT_TRUE(strstr(out, "reached --max-memory 1M") != NULL);
 	/* The same with room: nothing dropped, nothing said. */
 	ASSERT_INT(run_cli(flood, "--max-memory 64M", out, sizeof out), ==, 0);
 	ASSERT_STR(out, "");

@@ -3,25 +3,36 @@
  * waiting or in service, first come, first served.
  *
  * A task that its limit starves queues thousands of requests (the issue's
- * bench case ends with 1.3 M queued, 20 MB): a queue in one array that
- * doubles copies all it holds at each doubling, and every copy lands in
- * memory not yet touched.  Here a queue is a ring of blocks that never
- * move: requests arrive into the last block, are served from the one
- * after it, and a block served to its end leaves the ring.  A task's first
- * block is small (most queues hold a request or two); every later one is
- * a page, taken from the machine's free blocks, which come in slabs of
- * RQ_SLAB_BLOCKS: freeing a block and taking another costs no call to
- * the allocator.
+ * bench case ends with 1.3 M queued): a queue in one array that doubles
+ * copies all it holds at each doubling, and every byte written lands in
+ * memory not yet touched, a page fault a page.  Here a queue is a ring of
+ * blocks that never move: requests arrive into the last block, are served
+ * from the one after it, and a block served to its end leaves the ring.
+ * A task's first block is small (most queues hold a request or two);
+ * every later one is a page, taken from the machine's free blocks, which
+ * come in slabs of RQ_SLAB_BLOCKS: freeing a block and taking another
+ * costs no call to the allocator.
+ *
+ * A request is 8 bytes where it fits: its arrival as the nanoseconds
+ * after its block's first arrival (a block whose span would pass 2^32 ns,
+ * 4.3 s, takes no more requests) and its service time in 32 bits.  The
+ * exponential sampler returns at most 36.8 times its mean (-ln U with U
+ * at least 2^-53), so a task whose service times could not fit (a mean
+ * over 116 ms, or a fixed time over 4.3 s) takes 16 bytes a request, its
+ * arrival and service time in full.
  */
 #include <errno.h>
 
 #include "sim/sim_int.h"
 
-/* A first block's requests; every later block's (a page with its
- * header). */
-#define RQ_FIRST_CAP 16u
-#define RQ_BLOCK_CAP 255u
+/* A first block's slots; every later block's (a page with its header). */
+#define RQ_FIRST_SLOTS 16u
+#define RQ_BLOCK_SLOTS                                                         \
+	((4096u - (uint32_t)sizeof(struct sim_rq_block)) / sizeof(uint64_t))
 #define RQ_SLAB_BLOCKS 16u
+/* The largest service time an exponential sample of mean m can take is
+ * below RQ_EXP_MAX_FACTOR * m (53 ln 2 = 36.74). */
+#define RQ_EXP_MAX_FACTOR 37u
 
 /* A slab of blocks: freed whole with the machine. */
 struct sim_rq_slab {
@@ -29,9 +40,9 @@ struct sim_rq_slab {
 	uint64_t unused;
 };
 
-static size_t block_bytes(uint32_t cap)
+static size_t block_bytes(uint32_t slots)
 {
-	return sizeof(struct sim_rq_block) + cap * sizeof(struct sim_request);
+	return sizeof(struct sim_rq_block) + slots * sizeof(uint64_t);
 }
 
 /* A page-sized block: a free one, or one of a new slab (of one block when
@@ -43,7 +54,7 @@ static struct sim_rq_block *block_take(struct cfsbw_sim *s)
 		s->rq_free = b->next;
 		return b;
 	}
-	size_t each = block_bytes(RQ_BLOCK_CAP);
+	size_t each = block_bytes(RQ_BLOCK_SLOTS);
 	unsigned n = RQ_SLAB_BLOCKS;
 	struct sim_rq_slab *slab =
 		cfsbw_sim__alloc(s, 1, sizeof(*slab) + n * each);
@@ -56,20 +67,19 @@ static struct sim_rq_block *block_take(struct cfsbw_sim *s)
 	slab->next = s->rq_slabs;
 	s->rq_slabs = slab;
 	char *p = (char *)(slab + 1);
-	for (unsigned i = 1; i < n; i++) {
+	for (unsigned i = n; i-- > 0;) {
 		b = (struct sim_rq_block *)(void *)(p + i * each);
-		b->cap = RQ_BLOCK_CAP;
+		b->cap = RQ_BLOCK_SLOTS;
 		b->next = s->rq_free;
 		s->rq_free = b;
 	}
-	b = (struct sim_rq_block *)(void *)p;
-	b->cap = RQ_BLOCK_CAP;
+	s->rq_free = b->next;
 	return b;
 }
 
 static void block_put(struct cfsbw_sim *s, struct sim_rq_block *b)
 {
-	if (b->cap == RQ_BLOCK_CAP) {
+	if (b->cap == RQ_BLOCK_SLOTS) {
 		b->next = s->rq_free;
 		s->rq_free = b;
 	} else {
@@ -79,13 +89,22 @@ static void block_put(struct cfsbw_sim *s, struct sim_rq_block *b)
 
 int cfsbw_sim__rq_init(struct cfsbw_sim *s, struct sim_task *t)
 {
-	struct sim_rq_block *b = cfsbw_sim__alloc(s, 1, block_bytes(RQ_FIRST_CAP));
+	struct sim_rq_block *b =
+		cfsbw_sim__alloc(s, 1, block_bytes(RQ_FIRST_SLOTS));
 	if (!b)
 		return -ENOMEM;
 	b->next = b;
-	b->cap = RQ_FIRST_CAP;
+	b->cap = RQ_FIRST_SLOTS;
+	b->used = 0;
+	b->base_ns = 0;
 	t->rq_last = b;
-	t->rq_head = t->rq_tail = t->rq_len = 0;
+	t->rq_head = t->rq_len = 0;
+	uint64_t most = (uint64_t)t->work_ns;
+	if (t->service_exp)
+		most = most > UINT32_MAX / RQ_EXP_MAX_FACTOR
+			       ? (uint64_t)UINT32_MAX + 1
+			       : most * RQ_EXP_MAX_FACTOR;
+	t->rq_wide = most > UINT32_MAX;
 	return 0;
 }
 
@@ -114,24 +133,42 @@ void cfsbw_sim__rq_free_blocks(struct cfsbw_sim *s)
 	s->rq_free = NULL;
 }
 
+/* Whether the request arriving at arrival_ns fits the last block. */
+static bool fits(const struct sim_task *t, const struct sim_rq_block *b,
+		 int64_t arrival_ns)
+{
+	if (t->rq_wide)
+		return b->used + 2 <= b->cap;
+	return b->used < b->cap &&
+	       (b->used == 0 || (uint64_t)(arrival_ns - b->base_ns) <= UINT32_MAX);
+}
+
 bool cfsbw_sim__rq_push(struct cfsbw_sim *s, struct sim_task *t,
 			int64_t arrival_ns, int64_t service_ns)
 {
 	struct sim_rq_block *last = t->rq_last;
-	if (t->rq_tail == last->cap) {
+	if (!fits(t, last, arrival_ns)) {
 		if (t->rq_len == UINT32_MAX)
 			return false;
 		struct sim_rq_block *b = block_take(s);
 		if (!b)
 			return false;
+		b->used = 0;
 		b->next = last->next;
 		last->next = b;
 		t->rq_last = last = b;
-		t->rq_tail = 0;
 	}
-	struct sim_request *r = &last->req[t->rq_tail++];
-	r->arrival_ns = arrival_ns;
-	r->service_ns = service_ns;
+	if (last->used == 0)
+		last->base_ns = arrival_ns;
+	if (t->rq_wide) {
+		last->slot[last->used++] = (uint64_t)arrival_ns;
+		last->slot[last->used++] = (uint64_t)service_ns;
+	} else {
+		SIM_BUG_ON((uint64_t)service_ns > UINT32_MAX);
+		last->slot[last->used++] =
+			(uint64_t)(arrival_ns - last->base_ns) |
+			(uint64_t)service_ns << 32;
+	}
 	t->rq_len++;
 	return true;
 }
@@ -146,11 +183,13 @@ void cfsbw_sim__rq_pop(struct cfsbw_sim *s, struct sim_task *t)
 {
 	SIM_BUG_ON(t->rq_len == 0);
 	if (--t->rq_len == 0) {
-		t->rq_head = t->rq_tail = 0;
+		t->rq_head = 0;
+		t->rq_last->used = 0;
 		return;
 	}
 	struct sim_rq_block *first = t->rq_last->next;
-	if (++t->rq_head == first->cap) {
+	t->rq_head += t->rq_wide ? 2 : 1;
+	if (t->rq_head == first->used) {
 		t->rq_last->next = first->next;
 		block_put(s, first);
 		t->rq_head = 0;

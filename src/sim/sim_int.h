@@ -309,15 +309,21 @@ struct sim_request {
 	int64_t service_ns;
 };
 
-/* A block of a task's request queue: the blocks form a ring, the one
- * requests arrive into (the task's rq_last) followed by the one they are
- * served from.  Blocks come and go whole: a queue that grows never moves
- * what it holds (a starved task's holds thousands of requests). */
+/*
+ * A block of a task's request queue (requests.c): the blocks form a ring,
+ * the one requests arrive into (the task's rq_last) followed by the one
+ * they are served from.  Blocks come and go whole: a queue that grows
+ * never moves what it holds.  A request takes one 64-bit slot (its arrival
+ * after the block's base and its service time, 32 bits each) or, for a
+ * task whose service times may not fit 32 bits, two (both in full).
+ */
 struct sim_rq_block {
 	struct sim_rq_block *next;
-	uint32_t cap;
-	uint32_t unused;
-	struct sim_request req[];
+	int64_t base_ns;  /* arrival of its first request */
+	uint32_t cap;     /* slots */
+	uint32_t used;    /* slots filled */
+	uint64_t unused;
+	uint64_t slot[];
 };
 
 struct sim_rq_slab;
@@ -345,9 +351,8 @@ struct sim_task {
 	uint8_t workload;      /* enum cfsbw_sim_workload */
 	bool arrivals_periodic, service_exp;
 	/* requests: FIFO of requests waiting or in service, in blocks: the
-	 * first at rq_head in rq_last->next, the next free slot rq_tail in
-	 * rq_last */
-	uint32_t rq_head, rq_tail, rq_len;
+	 * first at slot rq_head of rq_last->next; rq_wide: two slots each */
+	uint32_t rq_head, rq_wide, rq_len;
 	struct sim_timer wake;
 	struct sim_rq_block *rq_last;
 	int64_t work_ns;       /* duty: run_ns; requests: service_ns */
@@ -547,9 +552,19 @@ bool cfsbw_sim__rq_push(struct cfsbw_sim *s, struct sim_task *t,
 			int64_t arrival_ns, int64_t service_ns);
 void cfsbw_sim__rq_pop(struct cfsbw_sim *s, struct sim_task *t);
 /* The first request queued (rq_len > 0). */
-static inline struct sim_request *cfsbw_sim__rq_head(struct sim_task *t)
+static inline struct sim_request cfsbw_sim__rq_head(const struct sim_task *t)
 {
-	return &t->rq_last->next->req[t->rq_head];
+	const struct sim_rq_block *b = t->rq_last->next;
+	struct sim_request r;
+	if (t->rq_wide) {
+		r.arrival_ns = (int64_t)b->slot[t->rq_head];
+		r.service_ns = (int64_t)b->slot[t->rq_head + 1];
+	} else {
+		uint64_t v = b->slot[t->rq_head];
+		r.arrival_ns = b->base_ns + (int64_t)(v & UINT32_MAX);
+		r.service_ns = (int64_t)(v >> 32);
+	}
+	return r;
 }
 
 /* workload.c */

@@ -387,7 +387,7 @@ void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t)
 			t->line->dropped++;
 		arm_wake(s, t, s->now + arrival_gap(s, t));
 		if (!t->runnable && t->rq_len > 0) {
-			t->burst_left = cfsbw_sim__rq_head(t)->service_ns;
+			t->burst_left = cfsbw_sim__rq_head(t).service_ns;
 			cfsbw_sim__task_wake(s, t);
 		}
 		break;
@@ -463,10 +463,11 @@ void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t)
 		break;
 	case CFSBW_SIM_WL_REQUESTS:
 		l->completed++;
-		cfsbw_sim__line_record(s, l, s->now - cfsbw_sim__rq_head(t)->arrival_ns);
+		cfsbw_sim__line_record(s, l,
+				       s->now - cfsbw_sim__rq_head(t).arrival_ns);
 		cfsbw_sim__rq_pop(s, t);
 		if (t->rq_len > 0) {
-			t->burst_left = cfsbw_sim__rq_head(t)->service_ns;
+			t->burst_left = cfsbw_sim__rq_head(t).service_ns;
 			cfsbw_sim__task_continue(s, t);
 		} else {
 			cfsbw_sim__task_sleep(s, t);
