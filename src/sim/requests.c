@@ -13,13 +13,16 @@
  * come in slabs of RQ_SLAB_BLOCKS: freeing a block and taking another
  * costs no call to the allocator.
  *
- * A request is 8 bytes where it fits: its arrival as the nanoseconds
- * after its block's first arrival (a block whose span would pass 2^32 ns,
- * 4.3 s, takes no more requests) and its service time in 32 bits.  The
- * exponential sampler returns at most 36.8 times its mean (-ln U with U
- * at least 2^-53), so a task whose service times could not fit (a mean
+ * A request is 8 bytes where it fits: the low 32 bits of its arrival
+ * (a block holds the arrivals of one 2^32 ns stretch, 4.3 s: a request
+ * arriving in the next starts a block) and its service time in 32 bits.
+ * The exponential sampler returns at most 36.8 times its mean (-ln U with
+ * U at least 2^-53), so a task whose service times could not fit (a mean
  * over 116 ms, or a fixed time over 4.3 s) takes 16 bytes a request, its
- * arrival and service time in full.
+ * arrival and service time in full.  An arrival writes its slot and the
+ * task alone: where the last block ends is kept in the task, so that a
+ * starved task's arrivals do not read the block's header, a cache line
+ * away from its last slot.
  */
 #include <errno.h>
 
@@ -28,7 +31,7 @@
 /* A first block's slots; every later block's (a page with its header). */
 #define RQ_FIRST_SLOTS 16u
 #define RQ_BLOCK_SLOTS                                                         \
-	((4096u - (uint32_t)sizeof(struct sim_rq_block)) / sizeof(uint64_t))
+	((uint16_t)((4096u - sizeof(struct sim_rq_block)) / sizeof(uint64_t)))
 #define RQ_SLAB_BLOCKS 16u
 /* The largest service time an exponential sample of mean m can take is
  * below RQ_EXP_MAX_FACTOR * m (53 ln 2 = 36.74). */
@@ -96,9 +99,12 @@ int cfsbw_sim__rq_init(struct cfsbw_sim *s, struct sim_task *t)
 	b->next = b;
 	b->cap = RQ_FIRST_SLOTS;
 	b->used = 0;
-	b->base_ns = 0;
+	b->hi = 0;
 	t->rq_last = b;
 	t->rq_head = t->rq_len = 0;
+	t->rq_tail = 0;
+	t->rq_room = RQ_FIRST_SLOTS;
+	t->rq_hi = 0;
 	uint64_t most = (uint64_t)t->work_ns;
 	if (t->service_exp)
 		most = most > UINT32_MAX / RQ_EXP_MAX_FACTOR
@@ -133,42 +139,38 @@ void cfsbw_sim__rq_free_blocks(struct cfsbw_sim *s)
 	s->rq_free = NULL;
 }
 
-/* Whether the request arriving at arrival_ns fits the last block. */
-static bool fits(const struct sim_task *t, const struct sim_rq_block *b,
-		 int64_t arrival_ns)
-{
-	if (t->rq_wide)
-		return b->used + 2 <= b->cap;
-	return b->used < b->cap &&
-	       (b->used == 0 || (uint64_t)(arrival_ns - b->base_ns) <= UINT32_MAX);
-}
-
 bool cfsbw_sim__rq_push(struct cfsbw_sim *s, struct sim_task *t,
 			int64_t arrival_ns, int64_t service_ns)
 {
 	struct sim_rq_block *last = t->rq_last;
-	if (!fits(t, last, arrival_ns)) {
+	uint16_t need = t->rq_wide ? 2 : 1;
+	uint32_t hi = (uint32_t)((uint64_t)arrival_ns >> 32);
+	if (t->rq_room < need ||
+	    (!t->rq_wide && t->rq_tail > 0 && hi != t->rq_hi)) {
 		if (t->rq_len == UINT32_MAX)
 			return false;
 		struct sim_rq_block *b = block_take(s);
 		if (!b)
 			return false;
-		b->used = 0;
+		last->used = t->rq_tail;
 		b->next = last->next;
 		last->next = b;
 		t->rq_last = last = b;
+		t->rq_tail = 0;
+		t->rq_room = b->cap;
 	}
-	if (last->used == 0)
-		last->base_ns = arrival_ns;
 	if (t->rq_wide) {
-		last->slot[last->used++] = (uint64_t)arrival_ns;
-		last->slot[last->used++] = (uint64_t)service_ns;
+		last->slot[t->rq_tail] = (uint64_t)arrival_ns;
+		last->slot[t->rq_tail + 1] = (uint64_t)service_ns;
 	} else {
 		SIM_BUG_ON((uint64_t)service_ns > UINT32_MAX);
-		last->slot[last->used++] =
-			(uint64_t)(arrival_ns - last->base_ns) |
-			(uint64_t)service_ns << 32;
+		if (t->rq_tail == 0)
+			last->hi = t->rq_hi = hi;
+		last->slot[t->rq_tail] = ((uint64_t)arrival_ns & UINT32_MAX) |
+					 (uint64_t)service_ns << 32;
 	}
+	t->rq_tail = (uint16_t)(t->rq_tail + need);
+	t->rq_room = (uint16_t)(t->rq_room - need);
 	t->rq_len++;
 	return true;
 }
@@ -182,15 +184,17 @@ bool cfsbw_sim__rq_push(struct cfsbw_sim *s, struct sim_task *t,
 void cfsbw_sim__rq_pop(struct cfsbw_sim *s, struct sim_task *t)
 {
 	SIM_BUG_ON(t->rq_len == 0);
+	struct sim_rq_block *last = t->rq_last;
 	if (--t->rq_len == 0) {
 		t->rq_head = 0;
-		t->rq_last->used = 0;
+		t->rq_tail = 0;
+		t->rq_room = last->cap;
 		return;
 	}
-	struct sim_rq_block *first = t->rq_last->next;
+	struct sim_rq_block *first = last->next;
 	t->rq_head += t->rq_wide ? 2 : 1;
-	if (t->rq_head == first->used) {
-		t->rq_last->next = first->next;
+	if (first != last && t->rq_head == first->used) {
+		last->next = first->next;
 		block_put(s, first);
 		t->rq_head = 0;
 	}

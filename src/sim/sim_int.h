@@ -313,16 +313,17 @@ struct sim_request {
  * A block of a task's request queue (requests.c): the blocks form a ring,
  * the one requests arrive into (the task's rq_last) followed by the one
  * they are served from.  Blocks come and go whole: a queue that grows
- * never moves what it holds.  A request takes one 64-bit slot (its arrival
- * after the block's base and its service time, 32 bits each) or, for a
- * task whose service times may not fit 32 bits, two (both in full).
+ * never moves what it holds.  A request takes one 64-bit slot (the low 32
+ * bits of its arrival, whose high bits all of the block's share, and its
+ * service time in 32 bits) or, for a task whose service times may not fit
+ * 32 bits, two (both in full).  Arriving writes the slot alone: where the
+ * last block ends is kept in the task.
  */
 struct sim_rq_block {
 	struct sim_rq_block *next;
-	int64_t base_ns;  /* arrival of its first request */
-	uint32_t cap;     /* slots */
-	uint32_t used;    /* slots filled */
-	uint64_t unused;
+	uint32_t hi;      /* the high 32 bits of its requests' arrivals */
+	uint16_t cap;     /* slots */
+	uint16_t used;    /* slots filled, once it is no longer the last */
 	uint64_t slot[];
 };
 
@@ -351,8 +352,13 @@ struct sim_task {
 	uint8_t workload;      /* enum cfsbw_sim_workload */
 	bool arrivals_periodic, service_exp;
 	/* requests: FIFO of requests waiting or in service, in blocks: the
-	 * first at slot rq_head of rq_last->next; rq_wide: two slots each */
-	uint32_t rq_head, rq_wide, rq_len;
+	 * first at slot rq_head of rq_last->next, the next to arrive at slot
+	 * rq_tail of rq_last, rq_room slots after it, their arrivals' high
+	 * bits rq_hi; rq_wide: two slots a request */
+	bool rq_wide;
+	uint32_t rq_head, rq_len;
+	uint16_t rq_tail, rq_room;
+	uint32_t rq_hi;
 	struct sim_timer wake;
 	struct sim_rq_block *rq_last;
 	int64_t work_ns;       /* duty: run_ns; requests: service_ns */
@@ -561,7 +567,7 @@ static inline struct sim_request cfsbw_sim__rq_head(const struct sim_task *t)
 		r.service_ns = (int64_t)b->slot[t->rq_head + 1];
 	} else {
 		uint64_t v = b->slot[t->rq_head];
-		r.arrival_ns = b->base_ns + (int64_t)(v & UINT32_MAX);
+		r.arrival_ns = (int64_t)((uint64_t)b->hi << 32 | (v & UINT32_MAX));
 		r.service_ns = (int64_t)(v >> 32);
 	}
 	return r;
