@@ -320,6 +320,13 @@ static int cmd_trap(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	signal(atoi(argv[0]), on_signal);
+	/* Tell a test that waits for it that the handler is in place. */
+	const char *ready = getenv("WORKLOAD_TRAP_READY");
+	if (ready) {
+		FILE *f = fopen(ready, "w");
+		if (f)
+			fclose(f);
+	}
 	spin_wall(now_ns(CLOCK_MONOTONIC) + secs(argv[1]));
 	if (caught) {
 		printf("caught %d\n", (int)caught);
