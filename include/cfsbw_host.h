@@ -93,6 +93,13 @@ struct cfsbw_host_result {
 	uint64_t nr_processes;    /* processes that were governed in all */
 	uint64_t nr_thread_stops; /* threads the driver stopped (R7) */
 	/*
+	 * CPU time used past the group's runtime and not yet repaid when the
+	 * run ended (R13's overrun): the driver learns of CPU time after it
+	 * is spent, and charges what ran past a throttle to the next period;
+	 * what the last processes ran past theirs has no next period.
+	 */
+	uint64_t unpaid_ns;
+	/*
 	 * Exit status in the shell's convention: the code, or 128 + N when the
 	 * command died of signal N.  When the driver itself got SIGINT, SIGTERM
 	 * or SIGHUP, the command's status after it was passed on.

@@ -28,7 +28,8 @@ struct run_result {
 	char out[4096];      /* cfsbw's stdout */
 	/* --stats fields (0 when absent) */
 	uint64_t nr_periods, nr_throttled, throttled_time, usage_ns, wall_ns,
-		self_cpu_ns, nr_processes, nr_thread_stops, nr_ungoverned;
+		self_cpu_ns, nr_processes, nr_thread_stops, nr_ungoverned,
+		unpaid_ns;
 	bool stats_written;  /* the --stats file held something */
 	int stats_exit_status;
 	/*
@@ -268,6 +269,7 @@ static inline void host_finish(pid_t pid, double t0, const char *stats_path,
 	r->nr_processes = json_u64(json, "nr_processes");
 	r->nr_thread_stops = json_u64(json, "nr_thread_stops");
 	r->nr_ungoverned = json_u64(json, "nr_ungoverned");
+	r->unpaid_ns = json_u64(json, "unpaid_ns");
 	r->stats_written = json[0] != '\0';
 	r->stats_exit_status = (int)json_u64(json, "exit_status");
 	char sched_path[136];

@@ -73,6 +73,7 @@ static void report(const char *what, const struct run_result *r,
 	       (double)r->self_cpu_ns / 1e6,
 	       g > 0 ? 100.0 * (double)r->self_cpu_ns / 1e9 / g : 0.0,
 	       (unsigned long long)r->nr_processes);
+	printf("    unpaid at the end %.1f ms\n", (double)r->unpaid_ns / 1e6);
 	printf("    machine: %llu busy threads waited %.1f ms each for a CPU, "
 	       "held %.1f ms at most (throttled %.1f ms), cfsbw waited "
 	       "%.1f ms\n",
@@ -110,7 +111,12 @@ static double r13_tol(const struct run_result *r)
 /*
  * The checks of every run (see the top): cfsbw saw all the CPU time (R5:
  * short-lived processes included); the group got at most what R13 allows
- * and its target plus `above`; it got nearly its quota in each throttled
+ * (the pools handed out, and the overrun of its last throttle: what ran
+ * past it before cfsbw stopped the processes has no next period to be
+ * charged to; cfsbw reports it as unpaid_ns, measured 0-4.8 ms in the
+ * sanitizer build with 120 children, and CI once went 7 ms past the
+ * pools' bound there, 2026-12-05, so it is held under one quota) and its
+ * target plus `above`; it got nearly its quota in each throttled
  * period; a refresh came every period of its 100 ms; and no busy thread
  * was held stopped longer than the group was throttled plus cfsbw's wait.
  * "Nearly", by `below`: under v4 the runtime an exiting process gives
@@ -126,10 +132,12 @@ static double r13_tol(const struct run_result *r)
 #define CHECK_LIMIT(r, quota_s, target, below, above)                         \
 	do {                                                                   \
 		double g_ = governed_s(&(r));                                  \
+		double unpaid_ = (double)(r).unpaid_ns / 1e9;                  \
 		ASSERT_INT((r).exit_code, ==, 0);                              \
 		ASSERT_UINT((r).busy_threads, >=, 1);                          \
 		ASSERT_NEAR((double)(r).usage_ns / 1e9, g_, 0.02 * g_ + 0.02); \
-		ASSERT_DBL(g_, <=, bound_s(&(r), quota_s) + 0.01);             \
+		ASSERT_DBL(unpaid_, <=, (quota_s));                            \
+		ASSERT_DBL(g_, <=, bound_s(&(r), quota_s) + unpaid_ + 0.01);   \
 		ASSERT_DBL(g_, <=, (1.0 + (above)) * (target) * span_s(&(r))); \
 		ASSERT_DBL(g_, >=, (1.0 - (below)) * (quota_s) *               \
 					   (double)(r).nr_throttled - 0.02 -   \
@@ -492,6 +500,8 @@ TEST(attach_to_a_process_making_threads, "R5 R13 cli")
 		       i, used, (unsigned long long)r.nr_periods,
 		       (unsigned long long)r.nr_throttled,
 		       (double)r.cfsbw_wait_ns / 1e6, excess);
+		printf("    unpaid at the end %.4f s\n",
+		       (double)r.unpaid_ns / 1e9);
 		if (excess > 0.02 && attempt < 3) {
 			printf("    over by more than 0.02 s: again\n");
 			attempt++;

@@ -228,6 +228,15 @@ TEST(rtapp_unsupported_fields_are_errors, "issue-14")
 		   "{\"p1\": {\"loop\": 3076588588745941901,\n\"run\": 5040, "
 		   "\"sleep\": 0}}}}}",
 		   2, "more than 8000000 events");
+	/* Nor are events alone a bound: a phase with none, looped 3e8
+	 * times in a task looped 3e4 times, spun 9e12 passes (fuzz_replay's
+	 * second hang); each pass counts, named at its loop's line. */
+	ASSERT_BAD("{\"tasks\": {\"req\": {\"loop\": 30000, \"phases\": "
+		   "{\"p1\":\n{\"loop\": 307658850}}}}}",
+		   2, "more than 8000000 events and loop passes");
+	ASSERT_BAD("{\"tasks\": {\"req\":\n{\"loop\": 1000000000000, "
+		   "\"phases\": {}}}}",
+		   2, "lower its loops");
 }
 
 /* Build and run sc; the line's result. */

@@ -57,7 +57,7 @@ int cli_run_stats_write(FILE *f, const char *path, struct cfsbw_host *h,
 		", \"quota_us\": %" PRId64 ", \"period_us\": %" PRId64
 		", \"policy\": \"%s\", \"nr_processes\": %" PRIu64
 		", \"nr_thread_stops\": %" PRIu64 ", \"nr_ungoverned\": %u"
-		", \"exit_status\": %d}\n",
+		", \"unpaid_ns\": %" PRIu64 ", \"exit_status\": %d}\n",
 		r->stats.nr_periods, r->stats.nr_throttled,
 		r->stats.throttled_time, r->usage_ns, r->wall_ns,
 		r->self_cpu_ns,
@@ -66,7 +66,7 @@ int cli_run_stats_write(FILE *f, const char *path, struct cfsbw_host *h,
 		cfsbw_group_period_ns(g) / CFSBW_NSEC_PER_USEC,
 		cfsbw_policy_name(cfsbw_tree_policy(cfsbw_host_tree(h))),
 		r->nr_processes, r->nr_thread_stops,
-		cfsbw_host_nr_ungoverned(h), r->exit_status);
+		cfsbw_host_nr_ungoverned(h), r->unpaid_ns, r->exit_status);
 	/*
 	 * A lost report is a failure (issue 16): a full disk, /dev/full, a
 	 * closed or full standard output.  The error may come at the write,

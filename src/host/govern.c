@@ -341,6 +341,28 @@ void cfsbw_host__charge_all(struct cfsbw_host *h)
 	cfsbw_host__run_arm_list(h);
 }
 
+/*
+ * A debt waits in three places: the group's (left by a process that
+ * exited), a process's own (read while it was throttled), and its
+ * account's runtime below zero (the overrun of its last charge).
+ */
+uint64_t cfsbw_host__unpaid_ns(const struct cfsbw_host *h)
+{
+	uint64_t sum = 0;
+	list_for_each_entry(grp, &h->groups, struct host_group, all_link)
+		sum += (uint64_t)grp->debt_ns;
+	for (unsigned rq = 0; rq < h->nr_rq; rq++) {
+		const struct host_proc *p = h->procs[rq];
+		if (!p || !p->grp)
+			continue;
+		sum += (uint64_t)p->debt_ns;
+		int64_t left = cfsbw_account_runtime_ns(p->grp->g, p->rq);
+		if (left < 0)
+			sum += (uint64_t)-left;
+	}
+	return sum;
+}
+
 void cfsbw_host_charge_now(struct cfsbw_host *h)
 {
 	cfsbw_host__charge_all(h);

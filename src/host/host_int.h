@@ -355,6 +355,8 @@ void cfsbw_host__stop_proc(struct cfsbw_host *h, struct host_proc *p,
 void cfsbw_host__stops_flush(struct cfsbw_host *h);
 /* Charge every process (arm: re-arm those not throttled). */
 void cfsbw_host__charge_all(struct cfsbw_host *h);
+/* R13: CPU time used past their runtime and not repaid, of every group. */
+uint64_t cfsbw_host__unpaid_ns(const struct cfsbw_host *h);
 /* The held early tids' timer. */
 void cfsbw_host__early_fired(struct cfsbw_host *h);
 /* Resume, charge and detach every governed process; it leaves the core. */

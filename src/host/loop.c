@@ -406,6 +406,7 @@ int cfsbw_host_run(struct cfsbw_host *h, struct cfsbw_host_result *res)
 	cfsbw_host__charge_all(h);
 	cfsbw_group_stats(h->group ? h->group : cfsbw_tree_root(h->tree),
 			  &res->stats);
+	res->unpaid_ns = cfsbw_host__unpaid_ns(h);
 	/* The run is over: whatever is left goes free (docs/host.md). */
 	cfsbw_host__release_all(h);
 	if (sig) {

@@ -29,11 +29,13 @@
 
 #define MAX_STEPS_PER_TASK 2000000u
 /*
- * Events a task's loops may expand to.  Steps alone do not bound the
- * expansion: runs with no sleep between them add up in one step, so a
- * phase of {"run", "sleep": 0} looped 3e18 times never filled the steps
- * and its reader spun for ever (found by fuzz_replay).  Bounded, a step's
- * run or sleep is at most MAX_EVENTS_PER_TASK hours, far from overflow.
+ * Events and loop passes a task's loops may expand to.  Steps alone do
+ * not bound the expansion: runs with no sleep between them add up in one
+ * step, so a phase of {"run", "sleep": 0} looped 3e18 times never filled
+ * the steps and its reader spun for ever; nor do events alone, as a phase
+ * with no events looped 3e8 times in a task looped 3e4 times spun 9e12
+ * passes (both found by fuzz_replay).  Bounded, a step's run or sleep is
+ * at most MAX_EVENTS_PER_TASK hours, far from overflow.
  */
 #define MAX_EVENTS_PER_TASK (4u * MAX_STEPS_PER_TASK)
 #define MAX_US (3600LL * 1000000) /* one hour */
@@ -48,7 +50,7 @@ struct rt_builder {
 	const char *timer_ref;
 	int64_t lead_ns;     /* sleep before the first run */
 	bool any_run;
-	unsigned nr_events;  /* events expanded so far, all loops counted */
+	unsigned nr_events;  /* events and passes so far, all loops counted */
 };
 
 static int rfail(struct replay *r, const struct json_value *v,
@@ -141,6 +143,17 @@ static int ev_timer(struct rt_builder *b, const struct json_value *v,
 	return 0;
 }
 
+/* One more event or loop pass (at line) in the task's budget. */
+static int count(struct rt_builder *b, unsigned line)
+{
+	if (++b->nr_events <= MAX_EVENTS_PER_TASK)
+		return 0;
+	return cfsbw_sim__replay_fail(b->r, line,
+				      "the task expands to more than %u events "
+				      "and loop passes: lower its loops",
+				      MAX_EVENTS_PER_TASK);
+}
+
 /* One event, by the prefix of its name (rt-app: "run0", "sleep1"). */
 static int event(struct rt_builder *b, const char *key,
 		 const struct json_value *v)
@@ -148,12 +161,8 @@ static int event(struct rt_builder *b, const char *key,
 	struct replay *r = b->r;
 	int64_t ns = 0;
 	int rc;
-	if (++b->nr_events > MAX_EVENTS_PER_TASK)
-		return cfsbw_sim__replay_fail(
-			r, v->line,
-			"the task expands to more than %u events: "
-			"lower its loops",
-			MAX_EVENTS_PER_TASK);
+	if ((rc = count(b, v->line)))
+		return rc;
 	bool runtime = !strncmp(key, "runtime", 7);
 	if (runtime || !strncmp(key, "run", 3)) {
 		if ((rc = us_field(r, v, key, &ns)))
@@ -210,6 +219,8 @@ static int phase(struct rt_builder *b, const struct json_value *ph,
 	static const char *const task_fields[] = {"instance", "loop", "delay",
 						  "policy", "phases"};
 	for (long long n = 0; n < loop; n++) {
+		if ((rc = count(b, l ? l->line : ph->line)))
+			return rc;
 		for (size_t i = 0; i < ph->len; i++) {
 			const char *k = ph->keys[i];
 			bool skip = !strcmp(k, "loop");
@@ -268,7 +279,8 @@ static int task(struct replay *r, const char *name,
 	    (!cfsbw_sim__json_int(v, &instances) || instances < 1 ||
 	     instances > CFSBW_SIM_MAX_COUNT))
 		return rfail(r, v, "instance", "expected 1..1000000");
-	if ((v = member(task, "loop")) && (rc = loop_count(r, v, &loop)))
+	const struct json_value *v_loop = member(task, "loop");
+	if (v_loop && (rc = loop_count(r, v_loop, &loop)))
 		return rc;
 	if ((v = member(task, "delay")) && (rc = us_field(r, v, "delay",
 							 &delay)))
@@ -279,6 +291,8 @@ static int task(struct replay *r, const char *name,
 	if ((rc = cfsbw_sim__replay_new_thread(r, 0, name, task->line, &b.idx)))
 		return rc;
 	for (long long n = 0; n < (loop < 0 ? 1 : loop); n++) {
+		if ((rc = count(&b, v_loop ? v_loop->line : task->line)))
+			return rc;
 		if (!phases) {
 			rc = phase(&b, task, true);
 		} else {
