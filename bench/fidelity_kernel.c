@@ -393,33 +393,19 @@ static bool has_children(const struct cfsbw_sim_scenario *sc,
 }
 
 /* Task instances that draw random numbers (in the simulator too). */
-static unsigned nr_drawing(const struct cfsbw_sim_scenario *sc)
-{
-	unsigned n = 0;
-	for (size_t i = 0; i < sc->nr_tasks; i++) {
-		const struct cfsbw_sim_task_spec *t = &sc->tasks[i];
-		bool draws = t->workload == CFSBW_SIM_WL_REQUESTS
-				     ? !t->arrivals_periodic || t->service_exp
-				     : t->workload == CFSBW_SIM_WL_DUTY &&
-					       t->phase_random;
-		n += draws ? t->count : 0;
-	}
-	return n;
-}
-
 static int start_tasks(const struct cfsbw_sim_scenario *sc, uint64_t seed,
 		       int ready_rd, int ready_wr, int go_rd, int go_wr,
 		       char *err, size_t errlen)
 {
 	char cpu_dir[320], acct_dir[320];
 	/*
-	 * The simulator draws from one generator in event order.  When one
-	 * task alone draws, it draws what the simulator draws for this seed:
-	 * the same arrivals and service times on both sides, so the two are
-	 * compared on the same sample, not on two samples of a process
-	 * whose spread over 5 s is wider than the targets (docs/sim.md).
+	 * Each task draws what the simulator draws for it with this seed
+	 * (each of its tasks has streams of its own): the same phases,
+	 * arrivals and service times on both sides, so the two are compared
+	 * on the same sample, not on two samples of a process whose spread
+	 * over 5 s is wider than the targets (docs/sim.md).
 	 */
-	bool sim_stream = nr_drawing(sc) == 1;
+	uint64_t index = 0;
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
 		const struct cfsbw_sim_task_spec *t = &sc->tasks[i];
 		if (t->workload == CFSBW_SIM_WL_TRACE) {
@@ -462,10 +448,9 @@ static int start_tasks(const struct cfsbw_sim_scenario *sc, uint64_t seed,
 					_exit(2);
 				if (read(go_rd, &c, 1) < 0)
 					_exit(2);
-				uint64_t own = seed ^ ((uint64_t)t->line << 32) ^ k;
-				fk_task_main(t, sim_stream ? seed : own,
-					     sim_stream, &latencies[i]);
+				fk_task_main(t, seed, index, &latencies[i]);
 			}
+			index++;
 			procs[nr_procs] = pid;
 			nr_procs++;
 		}

@@ -9,7 +9,6 @@
 #include "sim/sim_int.h"
 
 #include <errno.h>
-#include <math.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,39 +19,20 @@ static int64_t now_ns(clockid_t c)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static int64_t rand_exp(uint64_t *s, int64_t mean_ns)
-{
-	double u = ((double)(splitmix(s) >> 11) + 0.5) / 9007199254740992.0;
-	return (int64_t)(-log(u) * (double)mean_ns);
-}
-
-/*
- * A task's random draws: its own stream, or the simulator's for the run's
- * seed (fk_task_main's sim_stream), in the simulator's order.
- */
+/* A task's draws: its two streams, as the simulator keys them for it. */
 struct draws {
-	bool sim;
-	uint64_t own;
 	struct sim_rng rng;
+	struct sim_stream st[2]; /* arrivals or phase; service times */
 };
 
 static uint64_t draw_u64(struct draws *d)
 {
-	return d->sim ? cfsbw_sim__rng_next(&d->rng) : splitmix(&d->own);
+	return cfsbw_sim__stream_next(&d->st[0]);
 }
 
-static int64_t draw_exp(struct draws *d, int64_t mean_ns)
+static int64_t draw_exp(struct draws *d, unsigned which, int64_t mean_ns)
 {
-	return d->sim ? cfsbw_sim__rng_exp(&d->rng, mean_ns)
-		      : rand_exp(&d->own, mean_ns);
+	return cfsbw_sim__rng_exp(&d->rng, &d->st[which], mean_ns);
 }
 
 static void spin_cpu(int64_t cpu_ns)
@@ -78,16 +58,14 @@ static void note(struct fk_latencies *lat, int64_t ns)
 }
 
 _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
-			    uint64_t seed, bool sim_stream,
+			    uint64_t seed, uint64_t index,
 			    struct fk_latencies *lat)
 {
 	static struct draws d; /* 4 KB of table: not on the stack */
-	d.sim = sim_stream;
-	d.own = seed;
-	if (sim_stream)
-		cfsbw_sim__rng_seed(&d.rng, seed);
-	else
-		splitmix(&d.own);
+	cfsbw_sim__rng_init(&d.rng);
+	for (unsigned k = 0; k < 2; k++)
+		cfsbw_sim__stream_seed(
+			&d.st[k], cfsbw_sim__stream_key(seed, 2 * index + k));
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
 	switch (t->workload) {
 	case CFSBW_SIM_WL_BUSY:
@@ -111,20 +89,21 @@ _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
 	}
 	case CFSBW_SIM_WL_REQUESTS: {
 		/* One server, FIFO: serve what has arrived, else sleep to the
-		 * next arrival.  As the simulator: the first gap drawn at the
-		 * start (periodic: the first arrival at once), then at each
-		 * arrival its service time, then the next gap. */
+		 * next arrival.  As the simulator (requests.c): the first gap
+		 * drawn at the start (periodic: the first arrival at once),
+		 * the gaps from one stream, the service times from the
+		 * other. */
 		static int64_t queue[4096][2]; /* arrival, service */
 		unsigned head = 0, len = 0;
 		int64_t next = t->arrivals_periodic
 				       ? t0
-				       : t0 + draw_exp(&d, t->mean_gap_ns);
+				       : t0 + draw_exp(&d, 0, t->mean_gap_ns);
 		for (;;) {
 			int64_t now = now_ns(CLOCK_MONOTONIC);
 			while (next <= now) {
 				int64_t service =
 					t->service_exp
-						? draw_exp(&d, t->service_ns)
+						? draw_exp(&d, 1, t->service_ns)
 						: t->service_ns;
 				if (len < 4096) {
 					unsigned q = (head + len++) % 4096;
@@ -133,7 +112,7 @@ _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
 				}
 				next += t->arrivals_periodic
 						? t->mean_gap_ns
-						: draw_exp(&d, t->mean_gap_ns);
+						: draw_exp(&d, 0, t->mean_gap_ns);
 			}
 			if (!len) {
 				fk_sleep_until(next);

@@ -24,14 +24,14 @@ struct fk_latencies {
  * (src/sim/workload.c): busy spins; duty spins run_ns of its own CPU
  * time, then sleeps sleep_ns; requests serves Poisson arrivals in order.
  * A duty cycle's latency (its start to the end of its run) and a
- * request's (arrival to completion) go to lat.  seed: this task's seed;
- * sim_stream: draw from the simulator's generator seeded with it, in the
- * simulator's order, so that the task draws the phase, or the arrivals
- * and service times, that `cfsbw sim --seed SEED` draws (exact when it
- * is the scenario's only task that draws).
+ * request's (arrival to completion) go to lat.  The task is the index-th
+ * of the scenario's tasks (lines in order, count tasks a line) and draws
+ * from the streams the simulator gives that task for seed (rng.c): the
+ * phase, or the arrivals and service times, that `cfsbw sim --seed SEED`
+ * draws for it.
  */
 _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
-			    uint64_t seed, bool sim_stream,
+			    uint64_t seed, uint64_t index,
 			    struct fk_latencies *lat);
 
 /* Sleep until CLOCK_MONOTONIC time t (ns). */

@@ -243,8 +243,8 @@ void cfsbw_sim_set_timeline(struct cfsbw_sim *s, cfsbw_sim_timeline_fn *fn,
 
 /*
  * Run the scenario to its end.  Returns 0.  Memory that runs out during a
- * run (request queues, latency records) costs the requests or records
- * concerned, counted as dropped, never the run.
+ * run (latency records) costs the records concerned, counted as
+ * latency_lost, never the run.
  */
 int cfsbw_sim_run(struct cfsbw_sim *s);
 
@@ -275,8 +275,7 @@ struct cfsbw_sim_line_result {
 	uint64_t migrations;
 	uint64_t completed;    /* duty cycles, requests, trace steps done */
 	uint64_t pending;      /* requests queued at the end */
-	uint64_t dropped;      /* requests lost for want of memory */
-	uint64_t latency_lost; /* latencies not recorded, same reason */
+	uint64_t latency_lost; /* latencies not recorded for want of memory */
 	uint64_t exited;       /* tasks that finished (trace replays) */
 	int64_t last_exit_ns;  /* when the last of them did */
 	struct cfsbw_sim_latency latency;

@@ -1,10 +1,12 @@
 /*
  * test_sim_parts.c - the simulator's parts on their own, checked against
  * the plain way of computing the same thing: a line's latency percentiles
- * (found by selection) against a full sort; a request queue of many
- * blocks, of requests of 8 and 16 bytes, against the arithmetic of first
- * come, first served.
+ * (found by selection) against a full sort; a requests task, against
+ * the arithmetic of first come, first served and against the law of its
+ * arrivals.
  */
+#include <inttypes.h>
+
 #include "harness.h"
 #include "cfsbw_sim.h"
 #include "sim/sim_int.h"
@@ -31,13 +33,13 @@ static int64_t rank(const int64_t *sorted, size_t n, size_t pct, size_t scale)
 TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
 {
 	static int64_t lat[LAT_MAX], sorted[LAT_MAX];
-	struct sim_rng rng;
-	cfsbw_sim__rng_seed(&rng, 3);
+	struct sim_stream st;
+	cfsbw_sim__stream_seed(&st, 3);
 	unsigned checked = 0;
 	for (size_t n = 1; n <= LAT_MAX; n = n < 40 ? n + 1 : n * 5 / 4) {
 		for (unsigned shape = 0; shape < 4; shape++) {
 			for (size_t i = 0; i < n; i++) {
-				uint64_t r = cfsbw_sim__rng_next(&rng);
+				uint64_t r = cfsbw_sim__stream_next(&st);
 				lat[i] = shape == 0 ? (int64_t)(r % 3) * 1000000
 							/* many equal */
 					 : shape == 1
@@ -73,10 +75,10 @@ TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
  * A request every 1 ms needing 2 ms, alone on one CPU for 2 s: request k
  * arrives at k ms and, served in arrival order, ends at 2 (k + 1) ms, so
  * its latency is k + 2 ms.  999 are served (2 to 1000 ms: p50 501 ms,
- * p99 991 ms) while the queue grows to 1001, through blocks of 16 to 255
- * requests, the served ones freed as it goes.
+ * p99 991 ms) while the queue grows to 1001 (counted, not stored: each
+ * request is drawn when the one before it ends).
  */
-TEST(requests_are_served_in_arrival_order_across_blocks, "section-7")
+TEST(requests_are_served_in_arrival_order, "section-7")
 {
 	struct cfsbw_sim_scenario sc;
 	struct cfsbw_sim_error err;
@@ -125,14 +127,12 @@ static void run_periodic(const char *rate_and_service,
 }
 
 /*
- * The two other shapes of a queued request (the run ends before 60 s,
- * so one that would end then is still queued).  A request every second
- * needing 2 s: request k ends at 2 (k + 1) s, latency k + 2 s; 29 served
- * (2 to 30 s: p50 16 s) and 31 queued, a block taking the arrivals of
- * 4.3 s at most.  A request every second needing 5 s, a service time
- * over 32 bits of nanoseconds (16 bytes a request): request k ends at
- * 5 (k + 1) s, latency 4 k + 5 s; 11 served (5 to 45 s: p50 25 s) and 49
- * queued.
+ * Requests of seconds (the run ends before 60 s, so one that would end
+ * then is still queued).  A request every second needing 2 s: request k
+ * ends at 2 (k + 1) s, latency k + 2 s; 29 served (2 to 30 s: p50 16 s)
+ * and 31 queued.  A request every second needing 5 s, a service time
+ * over 32 bits of nanoseconds: request k ends at 5 (k + 1) s, latency
+ * 4 k + 5 s; 11 served (5 to 45 s: p50 25 s) and 49 queued.
  */
 TEST(requests_over_seconds_keep_their_times, "section-7")
 {
@@ -149,6 +149,77 @@ TEST(requests_over_seconds_keep_their_times, "section-7")
 	ASSERT_INT(l.latency.max_ns, ==, 45 * CFSBW_NSEC_PER_SEC);
 }
 
+/* Run a scenario text; line `line`'s result, and the run's events. */
+static int run_line(const char *text, size_t line,
+		    struct cfsbw_sim_line_result *l, uint64_t *events)
+{
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
+	struct cfsbw_sim_totals tot;
+	cfsbw_sim_scenario_init(&sc);
+	memset(l, 0, sizeof(*l));
+	int rc = cfsbw_sim_scenario_parse(&sc, text, &err);
+	if (!rc)
+		rc = cfsbw_sim_create(&sc, &s, &err);
+	if (!rc)
+		rc = cfsbw_sim_run(s);
+	if (!rc) {
+		cfsbw_sim_line_result(s, line, l);
+		cfsbw_sim_totals(s, &tot);
+		*events = tot.events;
+	}
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
+	return rc;
+}
+
+/*
+ * Section 7's requests: Poisson arrivals of rate R.  A task's arrivals
+ * and service times come from streams of its own (requests.c), so they
+ * are the same whatever its group's limit lets it serve: at 1000/s of
+ * exp:2ms on one CPU beside a busy task, 10 s, the arrivals (served plus
+ * queued) are one number at every quota, unlimited included, and another
+ * under another seed.  Their count is Poisson: 10,000 with a spread of
+ * 100, so within 5 spreads.  Every arrival is an event of the model,
+ * whether it woke the task (a timer) or found it busy (drawn when the
+ * request before it ended, or counted at the end): the events are at
+ * least the arrivals and the ticks.
+ */
+TEST(requests_arrive_the_same_whatever_the_limit, "section-7")
+{
+	static const char *const quotas[] = {"10000", "50000", "-1"};
+	uint64_t arrived[4], served[4], events;
+	struct cfsbw_sim_line_result l;
+	char text[512];
+	for (unsigned i = 0; i < 4; i++) {
+		snprintf(text, sizeof text,
+			 "cpus 1\nduration 10s\nseed %u\n"
+			 "group /a cpu.cfs_quota_us=%s\n"
+			 "task /a requests rate=1000/s service=exp:2ms\n"
+			 "task / busy\n",
+			 i < 3 ? 7u : 8u, quotas[i < 3 ? i : 0]);
+		ASSERT_INT(run_line(text, 0, &l, &events), ==, 0);
+		arrived[i] = l.completed + l.pending;
+		served[i] = l.completed;
+		printf("    seed %u quota %s: %" PRIu64 " served, %" PRIu64
+		       " queued, %" PRIu64 " events\n",
+		       i < 3 ? 7u : 8u, quotas[i < 3 ? i : 0], l.completed,
+		       l.pending, events);
+		ASSERT_UINT(arrived[i], >=, 9500);
+		ASSERT_UINT(arrived[i], <=, 10500);
+		/* 250 ticks a second while the CPU is busy */
+		ASSERT_UINT(events, >=, arrived[i] + 2400);
+		if (i > 0 && i < 3) {
+			ASSERT_UINT(arrived[i], ==, arrived[0]);
+			/* a larger quota serves more of them */
+			ASSERT_UINT(served[i], >, served[i - 1]);
+		}
+	}
+	ASSERT_UINT(arrived[3], !=, arrived[0]);
+}
+
 TEST_MAIN(TEST_ENTRY(latency_percentiles_are_the_sorted_ranks)
-	  TEST_ENTRY(requests_are_served_in_arrival_order_across_blocks)
-	  TEST_ENTRY(requests_over_seconds_keep_their_times))
+	  TEST_ENTRY(requests_are_served_in_arrival_order)
+	  TEST_ENTRY(requests_over_seconds_keep_their_times)
+	  TEST_ENTRY(requests_arrive_the_same_whatever_the_limit))

@@ -354,9 +354,10 @@ TEST(command_exits_2_naming_file_and_line, "section-7")
 }
 
 /*
- * Memory is bounded: a request queue that outgrows --max-memory drops
- * arrivals (counted, and said on stderr) and the run completes; a machine
- * that does not fit at all is status 1 naming the budget.
+ * Memory is bounded: latencies that outgrow --max-memory are counted, not
+ * kept (and said on stderr), and the run completes; a machine that does
+ * not fit at all is status 1 naming the budget.  A request queue takes no
+ * memory (requests.c).
  */
 TEST(memory_budget_bounds_the_run, "section-7")
 {
@@ -365,14 +366,21 @@ TEST(memory_budget_bounds_the_run, "section-7")
 		printf("    (CFSBW_BIN not set: run through make test)\n");
 		return;
 	}
-	/* 10^6 arrivals a second of 2 ms each: the queue grows ~10^6/s, to
-	 * 200,000 requests of 8 bytes (1.6 MB, in blocks of a page). */
+	/* 10^6 arrivals a second of 1 us each: about 200,000 latencies of
+	 * 8 bytes in 200 ms (1.6 MB, in an array that doubles). */
 	const char *flood = "duration 200ms\ngroup /a\n"
-			    "task /a requests rate=1000000/s service=2ms\n";
+			    "task /a requests rate=1000000/s service=1us\n";
 	ASSERT_INT(run_cli(flood, "--max-memory 1M", out, sizeof out), ==, 0);
 	ASSERT_TRUE(strstr(out, "reached --max-memory 1M") != NULL);
-	/* The same with room: nothing dropped, nothing said. */
+	ASSERT_TRUE(strstr(out, "latencies not recorded") != NULL);
+	/* The same with room: nothing lost, nothing said. */
 	ASSERT_INT(run_cli(flood, "--max-memory 64M", out, sizeof out), ==, 0);
+	ASSERT_STR(out, "");
+	/* 10^9 arrivals a second, starved: 2 * 10^7 queued, in no memory. */
+	ASSERT_INT(run_cli("duration 20ms\n"
+			   "task / requests rate=1000000000/s service=2ms\n",
+			   "--max-memory 1M", out, sizeof out),
+		   ==, 0);
 	ASSERT_STR(out, "");
 	ASSERT_INT(run_cli("cpus 64\ntask / busy count=64\n", "--max-memory 1K",
 			   out, sizeof out),

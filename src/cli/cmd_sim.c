@@ -50,7 +50,7 @@ static const char usage[] =
 	"  --cpus N, --hz N   the machine (override the file; --replay: this\n"
 	"                     machine's CPUs unless given)\n"
 	"  --max-memory SIZE  memory the simulation may use (default 2G; K, M,\n"
-	"                     G): beyond it, requests are dropped and counted\n"
+	"                     G): beyond it, latencies are counted, not kept\n"
 	"\n"
 	"Scenario files, one directive per line, '#' starts a comment:\n"
 	"  cpus 4                  # 1..4096, default 1\n"

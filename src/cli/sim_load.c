@@ -533,8 +533,7 @@ int cli_sim_run(const struct cli_sim_opts *o, struct cfsbw_sim_scenario *sc,
 	if (budget.refused)
 		fprintf(stderr,
 			"cfsbw %s: %s: the run reached --max-memory %s: "
-			"requests dropped or latencies not recorded are "
-			"counted in the report\n",
+			"latencies not recorded are counted in the report\n",
 			g_cmd, name, o->max_memory ? o->max_memory : "2G");
 	if (how->report == 2)
 		cfsbw_sim_report_json(s, name, stdout);

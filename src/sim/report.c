@@ -73,7 +73,6 @@ void cfsbw_sim_line_result(const struct cfsbw_sim *s, size_t i,
 	out->migrations = l->migrations;
 	out->completed = l->completed;
 	out->pending = l->pending;
-	out->dropped = l->dropped;
 	out->latency_lost = l->lat_lost;
 	out->exited = l->exited;
 	out->last_exit_ns = l->last_exit_ns;
@@ -220,10 +219,10 @@ void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 			fprintf(f, " %10s %10s %10s  (0 done", "-", "-", "-");
 		if (r.spec->workload == CFSBW_SIM_WL_REQUESTS)
 			fprintf(f, ", %" PRIu64 " queued at the end", r.pending);
-		if (r.dropped || r.latency_lost)
-			fprintf(f, "; out of memory: %" PRIu64 " requests dropped, %" PRIu64
+		if (r.latency_lost)
+			fprintf(f, "; out of memory: %" PRIu64
 				   " latencies not recorded",
-				r.dropped, r.latency_lost);
+				r.latency_lost);
 		if (has_latency(r.spec->workload))
 			fputc(')', f);
 		fputc('\n', f);
@@ -301,8 +300,7 @@ void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name, FILE *f)
 			r.spec->count, r.cpu_ns, r.wait_ns, r.throttled_ns,
 			r.sleep_ns, r.migrations, r.completed);
 		if (r.spec->workload == CFSBW_SIM_WL_REQUESTS)
-			fprintf(f, ", \"pending\": %" PRIu64 ", \"dropped\": %" PRIu64,
-				r.pending, r.dropped);
+			fprintf(f, ", \"pending\": %" PRIu64, r.pending);
 		if (r.latency_lost)
 			fprintf(f, ", \"latency_lost\": %" PRIu64, r.latency_lost);
 		if (has_latency(r.spec->workload))

@@ -1,6 +1,8 @@
 /*
- * rng.c - the simulator's one source of randomness: xoshiro256** seeded
- * through splitmix64, and exponential samples computed with integers only.
+ * rng.c - the simulator's randomness: streams of xoshiro256** seeded
+ * through splitmix64 (each task has two of its own, keyed by the seed and
+ * its place among the machine's tasks), and exponential samples computed
+ * with integers only.
  *
  * Why no libm: log() may round differently from one C library (or one
  * compiler's contraction of multiply-adds) to another, and one differently
@@ -26,9 +28,9 @@ static inline uint64_t rotl(uint64_t x, int k)
 	return (x << k) | (x >> (64 - k));
 }
 
-uint64_t cfsbw_sim__rng_next(struct sim_rng *r)
+uint64_t cfsbw_sim__stream_next(struct sim_stream *st)
 {
-	uint64_t *s = r->s;
+	uint64_t *s = st->s;
 	uint64_t result = rotl(s[1] * 5, 7) * 9;
 	uint64_t t = s[1] << 17;
 	s[2] ^= s[0];
@@ -89,23 +91,39 @@ static uint64_t log2_fast(const struct sim_rng *r, uint64_t x)
 	return ((uint64_t)k << LOG_FRAC_BITS) + lo + (((hi - lo) * frac) >> 32);
 }
 
-void cfsbw_sim__rng_seed(struct sim_rng *r, uint64_t seed)
+void cfsbw_sim__stream_seed(struct sim_stream *st, uint64_t key)
 {
-	uint64_t x = seed;
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
+		st->s[i] = splitmix64(&key);
+}
+
+/*
+ * The key of stream `which` of a seed: the seed mixed with the number.
+ * Keys that merely stepped by splitmix64's increment would give streams
+ * sharing three of their four words with the next one's.
+ */
+uint64_t cfsbw_sim__stream_key(uint64_t seed, uint64_t which)
+{
+	uint64_t x = which;
+	x = seed ^ splitmix64(&x);
+	return splitmix64(&x);
+}
+
+void cfsbw_sim__rng_init(struct sim_rng *r)
+{
 	/* log2(1 + i / 1024) in Q30, from the exact bit-by-bit algorithm */
 	for (unsigned i = 0; i <= SIM_RNG_LOG_TABLE; i++)
 		r->log2_table[i] = (uint32_t)(log2_fixed(SIM_RNG_LOG_TABLE + i) -
 					       ((uint64_t)10 << LOG_FRAC_BITS));
 }
 
-int64_t cfsbw_sim__rng_exp(struct sim_rng *r, int64_t mean_ns)
+int64_t cfsbw_sim__rng_exp(const struct sim_rng *r, struct sim_stream *st,
+			   int64_t mean_ns)
 {
 	if (mean_ns <= 0)
 		return 0;
 	/* U = (x + 1) / 2^53 in (0, 1]; -ln U = (53 - log2(x + 1)) ln 2. */
-	uint64_t x = (cfsbw_sim__rng_next(r) >> 11) + 1;
+	uint64_t x = (cfsbw_sim__stream_next(st) >> 11) + 1;
 	uint64_t e2 = ((uint64_t)53 << LOG_FRAC_BITS) - log2_fast(r, x);
 	/* e2 < 2^36 and LN2_Q28 < 2^28: the product fits in 64 bits. */
 	uint64_t e = (e2 * LN2_Q28) >> 28; /* -ln U, Q30 */
@@ -115,6 +133,10 @@ int64_t cfsbw_sim__rng_exp(struct sim_rng *r, int64_t mean_ns)
 	if (mean > (UINT64_C(1) << 42))
 		mean = UINT64_C(1) << 42;
 	uint64_t hi = mean >> 20, lo = mean & ((UINT64_C(1) << 20) - 1);
-	uint64_t v = ((hi * e) >> 10) + ((lo * e) >> 30);
+	/* rounded to the nearest nanosecond, not truncated: a mean of 1 ns
+	 * (10^9 arrivals a second) truncated would average 0.58 ns */
+	uint64_t he = hi * e; /* < 2^58 */
+	uint64_t v = (he >> 10) +
+		     ((((he & 1023) << 20) + lo * e + (UINT64_C(1) << 29)) >> 30);
 	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
 }

@@ -236,7 +236,8 @@ int cfsbw_sim_run(struct cfsbw_sim *s)
 		cfsbw_sim__task_set_state(s, t, t->state);
 		for (unsigned k = 0; k < SIM_TS_COUNT; k++)
 			t->line->state_ns[k] += t->state_ns[k];
-		t->line->pending += t->rq_len;
+		if (t->workload == CFSBW_SIM_WL_REQUESTS)
+			t->line->pending += cfsbw_sim__req_pending(s, t);
 	}
 	if (s->timeline)
 		for (size_t i = 0; i < s->nr_groups; i++)

@@ -278,9 +278,7 @@ static int setup_tasks(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 			}
 			cfsbw_sim__timer_init(&t->wake, SIM_T_WAKE);
 			s->nr_tasks = k + 1;
-			int rc = cfsbw_sim__workload_init(s, t);
-			if (rc)
-				return rc;
+			cfsbw_sim__workload_init(s, t);
 		}
 	}
 	return 0;
@@ -340,7 +338,7 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	/* larger machines balance less often, as Linux's wider domains do:
 	 * 4 ms up to 64 CPUs, 4 ms more per 64 CPUs beyond */
 	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC * (int64_t)((n + 63) / 64);
-	cfsbw_sim__rng_seed(&s->rng, sc->seed);
+	cfsbw_sim__rng_init(&s->rng);
 	cfsbw_sim__timer_init(&s->balance_timer, SIM_T_BALANCE);
 	cfsbw_sim__timer_init(&s->tick_timer, SIM_T_TICK);
 
@@ -404,9 +402,6 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nr_tasks; i++)
-		cfsbw_sim__workload_free(s, &s->tasks[i]);
-	cfsbw_sim__rq_free_blocks(s);
 	for (size_t i = 0; i < s->nr_lines; i++)
 		cfsbw_sim__free(s, s->lines[i].lat);
 	for (size_t i = 0; i < s->nr_groups; i++) {

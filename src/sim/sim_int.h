@@ -3,7 +3,7 @@
  * interfaces between the simulator's files.
  *
  *   evq.c       the event queue: timers in a heap keyed by (time, sequence)
- *   rng.c       the one seeded generator, exponential samples in integers
+ *   rng.c       seeded streams, exponential samples in integers
  *   cfs.c       the fair-scheduling model: entities, per-CPU queues of
  *               entities ordered by virtual runtime, weights from shares
  *   machine.c   CPUs, sleep and wake-up, throttling as the core decides
@@ -12,7 +12,8 @@
  *   run.c       ticks, timers, the run
  *   setup.c     building the machine from a scenario, memory
  *   workload.c  busy, duty, requests, trace; latencies
- *   requests.c  a requests task's queue
+ *   requests.c  a requests task: arrivals and service times, drawn when
+ *               reached
  *   scenario.c  a scenario's life; its text into lines of words
  *   scenario_directives.c  what each line of a scenario says
  *   trace_csv.c run_us,sleep_us trace text
@@ -158,17 +159,29 @@ struct sim_timer *cfsbw_sim__evq_peek(struct sim_evq *q);
 
 #define SIM_RNG_LOG_TABLE 1024u
 
-struct sim_rng {
+/* One sequence of xoshiro256**. */
+struct sim_stream {
 	uint64_t s[4];
+};
+
+/* What every exponential sample reads, the same for every seed. */
+struct sim_rng {
 	/* log2(1 + i/1024), Q30 (< 2^30): 4 KB, half the lines of 64-bit
 	 * entries for the lookups of every exponential sample */
 	uint32_t log2_table[SIM_RNG_LOG_TABLE + 1];
 };
 
-void cfsbw_sim__rng_seed(struct sim_rng *r, uint64_t seed);
-uint64_t cfsbw_sim__rng_next(struct sim_rng *r);
-/* An exponential sample of mean mean_ns (>= 0), in integer arithmetic. */
-int64_t cfsbw_sim__rng_exp(struct sim_rng *r, int64_t mean_ns);
+void cfsbw_sim__rng_init(struct sim_rng *r);
+/* A stream from a key: a seed, or stream_key()'s for one of its streams. */
+void cfsbw_sim__stream_seed(struct sim_stream *st, uint64_t key);
+/* The key of stream number `which` of a seed: streams of one seed are
+ * independent of each other. */
+uint64_t cfsbw_sim__stream_key(uint64_t seed, uint64_t which);
+uint64_t cfsbw_sim__stream_next(struct sim_stream *st);
+/* An exponential sample of mean mean_ns (>= 0) from stream st, in integer
+ * arithmetic (r: the seeded table). */
+int64_t cfsbw_sim__rng_exp(const struct sim_rng *r, struct sim_stream *st,
+			   int64_t mean_ns);
 
 /* ---- cfs.c ---------------------------------------------------------- */
 
@@ -304,31 +317,6 @@ enum sim_task_state {
 	SIM_TS_COUNT
 };
 
-struct sim_request {
-	int64_t arrival_ns;
-	int64_t service_ns;
-};
-
-/*
- * A block of a task's request queue (requests.c): the blocks form a ring,
- * the one requests arrive into (the task's rq_last) followed by the one
- * they are served from.  Blocks come and go whole: a queue that grows
- * never moves what it holds.  A request takes one 64-bit slot (the low 32
- * bits of its arrival, whose high bits all of the block's share, and its
- * service time in 32 bits) or, for a task whose service times may not fit
- * 32 bits, two (both in full).  Arriving writes the slot alone: where the
- * last block ends is kept in the task.
- */
-struct sim_rq_block {
-	struct sim_rq_block *next;
-	uint32_t hi;      /* the high 32 bits of its requests' arrivals */
-	uint16_t cap;     /* slots */
-	uint16_t used;    /* slots filled, once it is no longer the last */
-	uint64_t slot[];
-};
-
-struct sim_rq_slab;
-
 struct sim_line;
 
 /*
@@ -351,16 +339,11 @@ struct sim_task {
 	 * read at every wake-up, arrival and end of burst */
 	uint8_t workload;      /* enum cfsbw_sim_workload */
 	bool arrivals_periodic, service_exp;
-	/* requests: FIFO of requests waiting or in service, in blocks: the
-	 * first at slot rq_head of rq_last->next, the next to arrive at slot
-	 * rq_tail of rq_last, rq_room slots after it, their arrivals' high
-	 * bits rq_hi; rq_wide: two slots a request */
-	bool rq_wide;
-	uint32_t rq_head, rq_len;
-	uint16_t rq_tail, rq_room;
-	uint32_t rq_hi;
 	struct sim_timer wake;
-	struct sim_rq_block *rq_last;
+	/* requests (requests.c): the arrival of the one in service or
+	 * waiting for a CPU, and of the next, drawn ahead (already past
+	 * when it is queued) */
+	int64_t req_arrival, next_arrival;
 	int64_t work_ns;       /* duty: run_ns; requests: service_ns */
 	int64_t gap_ns;        /* duty: sleep_ns; requests: mean_gap_ns */
 	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
@@ -386,6 +369,10 @@ struct sim_task {
 	int64_t start_gate_ns, start_gate_lag_ns;
 	size_t trace_pos;
 	uint64_t migrations;
+	/* its own draws, streams 2k and 2k + 1 of the seed for the k-th
+	 * task (workload_init): requests' arrivals and service times
+	 * (requests.c); a duty task's random phase from the first */
+	struct sim_stream draw[2];
 };
 
 struct sim_line {
@@ -393,7 +380,6 @@ struct sim_line {
 	int64_t state_ns[SIM_TS_COUNT]; /* its tasks', at the end of the run */
 	uint64_t migrations;
 	uint64_t completed;
-	uint64_t dropped;
 	uint64_t pending;     /* requests still queued at the end */
 	int64_t *lat;         /* latencies, ns */
 	size_t nr_lat, cap_lat;
@@ -450,9 +436,6 @@ struct cfsbw_sim {
 	size_t nr_lines;
 	struct sim_timer balance_timer;
 	struct sim_timer tick_timer;
-	/* blocks of request queues (requests.c) */
-	struct sim_rq_block *rq_free;
-	struct sim_rq_slab *rq_slabs;
 	/* decisions of the core, acted on after it returns */
 	struct sim_pending *pending;
 	size_t nr_pending, cap_pending;
@@ -548,38 +531,23 @@ void cfsbw_sim__task_wake(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__task_sleep(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__task_continue(struct cfsbw_sim *s, struct sim_task *t);
 
-/* requests.c: a requests task's queue (rq_init before the run; rq_free
- * for every task, then rq_free_blocks, when the machine is freed).  A push
- * fails (false) only for want of memory. */
-int cfsbw_sim__rq_init(struct cfsbw_sim *s, struct sim_task *t);
-void cfsbw_sim__rq_free(struct cfsbw_sim *s, struct sim_task *t);
-void cfsbw_sim__rq_free_blocks(struct cfsbw_sim *s);
-bool cfsbw_sim__rq_push(struct cfsbw_sim *s, struct sim_task *t,
-			int64_t arrival_ns, int64_t service_ns);
-void cfsbw_sim__rq_pop(struct cfsbw_sim *s, struct sim_task *t);
-/* The first request queued (rq_len > 0). */
-static inline struct sim_request cfsbw_sim__rq_head(const struct sim_task *t)
-{
-	const struct sim_rq_block *b = t->rq_last->next;
-	struct sim_request r;
-	if (t->rq_wide) {
-		r.arrival_ns = (int64_t)b->slot[t->rq_head];
-		r.service_ns = (int64_t)b->slot[t->rq_head + 1];
-	} else {
-		uint64_t v = b->slot[t->rq_head];
-		r.arrival_ns = (int64_t)((uint64_t)b->hi << 32 | (v & UINT32_MAX));
-		r.service_ns = (int64_t)(v >> 32);
-	}
-	return r;
-}
+/* requests.c: a requests task (workload.c hands it on) */
+void cfsbw_sim__req_init(struct sim_task *t);
+void cfsbw_sim__req_start(struct cfsbw_sim *s, struct sim_task *t);
+/* Its wake-up timer: the next request arrived at an idle task. */
+void cfsbw_sim__req_arrival(struct cfsbw_sim *s, struct sim_task *t);
+/* The running task t finished its request. */
+void cfsbw_sim__req_done(struct cfsbw_sim *s, struct sim_task *t);
+/* At the end of the run: the requests that arrived and are not done
+ * (each arrival not yet reached counted as the event it was). */
+uint64_t cfsbw_sim__req_pending(struct cfsbw_sim *s, struct sim_task *t);
 
 /* workload.c */
-int cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t);
+void cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t);
 /* The running task t finished its burst: continue, sleep or exit. */
 void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t);
-void cfsbw_sim__workload_free(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 			    int64_t latency_ns);
 /* After the run: the latencies cfsbw_sim__line_latency() reads in place. */

@@ -37,7 +37,7 @@ const char *cfsbw_sim_workload_name(enum cfsbw_sim_workload wl)
 	return (unsigned)wl < CFSBW_SIM_WL_COUNT ? names[wl] : NULL;
 }
 
-int cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
+void cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
 {
 	const struct cfsbw_sim_task_spec *ts = t->spec;
 	t->workload = (uint8_t)ts->workload;
@@ -47,14 +47,13 @@ int cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
 							     : ts->run_ns;
 	t->gap_ns = ts->workload == CFSBW_SIM_WL_REQUESTS ? ts->mean_gap_ns
 							    : ts->sleep_ns;
-	if (ts->workload != CFSBW_SIM_WL_REQUESTS)
-		return 0;
-	return cfsbw_sim__rq_init(s, t);
-}
-
-void cfsbw_sim__workload_free(struct cfsbw_sim *s, struct sim_task *t)
-{
-	cfsbw_sim__rq_free(s, t);
+	uint64_t k = (uint64_t)(t - s->tasks);
+	cfsbw_sim__stream_seed(&t->draw[0],
+			       cfsbw_sim__stream_key(s->sc->seed, 2 * k));
+	cfsbw_sim__stream_seed(&t->draw[1],
+			       cfsbw_sim__stream_key(s->sc->seed, 2 * k + 1));
+	if (ts->workload == CFSBW_SIM_WL_REQUESTS)
+		cfsbw_sim__req_init(t);
 }
 
 /* Latencies a line records at the most, or nearly (a Poisson line can
@@ -232,20 +231,6 @@ void cfsbw_sim__line_latency(const struct sim_line *l,
 	out->mean_ns = sum / (int64_t)n;
 }
 
-/* ---- requests: arrivals and service times ------------------------------ */
-
-static int64_t arrival_gap(struct cfsbw_sim *s, const struct sim_task *t)
-{
-	return t->arrivals_periodic ? t->gap_ns
-				    : cfsbw_sim__rng_exp(&s->rng, t->gap_ns);
-}
-
-static int64_t service_sample(struct cfsbw_sim *s, const struct sim_task *t)
-{
-	return t->service_exp ? cfsbw_sim__rng_exp(&s->rng, t->work_ns)
-			      : t->work_ns;
-}
-
 static void arm_wake(struct cfsbw_sim *s, struct sim_task *t, int64_t when)
 {
 	cfsbw_sim__timer_arm(&s->evq, &t->wake, when);
@@ -324,7 +309,7 @@ void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t)
 		 * out of step with each other when it is random */
 		int64_t phase = ts->phase_ns, cycle = ts->run_ns + ts->sleep_ns;
 		if (ts->phase_random)
-			phase = (int64_t)(cfsbw_sim__rng_next(&s->rng) %
+			phase = (int64_t)(cfsbw_sim__stream_next(&t->draw[0]) %
 					  (uint64_t)cycle);
 		if (phase > 0) {
 			t->cycle_start = s->now + phase;
@@ -336,11 +321,7 @@ void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t)
 		break;
 	}
 	case CFSBW_SIM_WL_REQUESTS:
-		/* periodic arrivals: the first at time 0 */
-		if (ts->arrivals_periodic)
-			arm_wake(s, t, s->now);
-		else
-			arm_wake(s, t, s->now + arrival_gap(s, t));
+		cfsbw_sim__req_start(s, t);
 		break;
 	case CFSBW_SIM_WL_TRACE:
 		t->timer_next_ns = -1;
@@ -382,14 +363,7 @@ void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t)
 		cfsbw_sim__task_wake(s, t);
 		break;
 	case CFSBW_SIM_WL_REQUESTS:
-		/* An arrival: queue it, draw the next one. */
-		if (!cfsbw_sim__rq_push(s, t, s->now, service_sample(s, t)))
-			t->line->dropped++;
-		arm_wake(s, t, s->now + arrival_gap(s, t));
-		if (!t->runnable && t->rq_len > 0) {
-			t->burst_left = cfsbw_sim__rq_head(t).service_ns;
-			cfsbw_sim__task_wake(s, t);
-		}
+		cfsbw_sim__req_arrival(s, t);
 		break;
 	case CFSBW_SIM_WL_BUSY:
 	case CFSBW_SIM_WL_COUNT:
@@ -462,16 +436,7 @@ void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t)
 		arm_sleep_end(s, t, t->cycle_start);
 		break;
 	case CFSBW_SIM_WL_REQUESTS:
-		l->completed++;
-		cfsbw_sim__line_record(s, l,
-				       s->now - cfsbw_sim__rq_head(t).arrival_ns);
-		cfsbw_sim__rq_pop(s, t);
-		if (t->rq_len > 0) {
-			t->burst_left = cfsbw_sim__rq_head(t).service_ns;
-			cfsbw_sim__task_continue(s, t);
-		} else {
-			cfsbw_sim__task_sleep(s, t);
-		}
+		cfsbw_sim__req_done(s, t);
 		break;
 	case CFSBW_SIM_WL_TRACE:
 		trace_step_done(s, t);
