@@ -4,6 +4,8 @@
  * (R11), runqueues going away, and the tree's own contract.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core_driver.h"
@@ -342,6 +344,71 @@ TEST(tree_paths_and_errors, "R3")
 }
 
 /*
+ * R3's paths among many siblings (names.c): 3000 groups under the root and
+ * 3000 under one of them, with one name under two parents; each is found
+ * by its path, every third destroyed in a scattered order is gone, the
+ * others still found, and the children's order stays the creation order
+ * (cgroupfs lists a directory in that order; the daemon's ls does too).
+ */
+#define MANY 3000
+
+TEST(many_siblings_found_by_path, "R3")
+{
+	static struct cfsbw_group *top[MANY], *low[MANY];
+	struct drv d;
+	char path[64];
+	drv_init(&d, 2, CFSBW_POLICY_V4);
+	for (int i = 0; i < MANY; i++) {
+		snprintf(path, sizeof path, "/n%d", i);
+		ASSERT_INT(cfsbw_group_create(d.tree, path, &top[i]), ==, 0);
+	}
+	for (int i = 0; i < MANY; i++) {
+		snprintf(path, sizeof path, "/n7/c%d", i);
+		ASSERT_INT(cfsbw_group_create(d.tree, path, &low[i]), ==, 0);
+	}
+	/* one name under two parents: two groups */
+	struct cfsbw_group *x1, *x2;
+	ASSERT_INT(cfsbw_group_create(d.tree, "/n1/c5", &x1), ==, 0);
+	ASSERT_INT(cfsbw_group_create(d.tree, "/n2/c5", &x2), ==, 0);
+	ASSERT_TRUE(x1 != x2 && cfsbw_group_find(d.tree, "/n7/c5") == low[5]);
+	ASSERT_TRUE(cfsbw_group_find(d.tree, "/n1/c5") == x1);
+	ASSERT_INT(cfsbw_group_create(d.tree, "/n2/c5", NULL), ==, -EEXIST);
+	ASSERT_INT(cfsbw_group_destroy(x1), ==, 0);
+	ASSERT_INT(cfsbw_group_destroy(x2), ==, 0);
+	/* every third of the low ones, in a scattered order */
+	for (int k = 0; k < MANY; k++) {
+		int i = (int)(((unsigned)k * 7919u) % MANY);
+		if (i % 3 == 0)
+			ASSERT_INT(cfsbw_group_destroy(low[i]), ==, 0);
+	}
+	for (int i = 0; i < MANY; i++) {
+		snprintf(path, sizeof path, "/n%d", i);
+		ASSERT_TRUE(cfsbw_group_find(d.tree, path) == top[i]);
+		snprintf(path, sizeof path, "/n7/c%d", i);
+		struct cfsbw_group *f = cfsbw_group_find(d.tree, path);
+		ASSERT_TRUE(i % 3 == 0 ? f == NULL : f == low[i]);
+	}
+	int n = 0, last = -1;
+	for (struct cfsbw_group *c = cfsbw_group_first_child(top[7]); c;
+	     c = cfsbw_group_next_sibling(c)) {
+		int i = atoi(cfsbw_group_path(c) + strlen("/n7/c"));
+		ASSERT_INT(i, >, last);
+		ASSERT_INT(i % 3, !=, 0);
+		last = i;
+		n++;
+	}
+	ASSERT_INT(n, ==, MANY - MANY / 3);
+	/* a destroyed name can be created again, last in order */
+	ASSERT_INT(cfsbw_group_create(d.tree, "/n7/c0", &low[0]), ==, 0);
+	struct cfsbw_group *c = cfsbw_group_first_child(top[7]);
+	while (cfsbw_group_next_sibling(c))
+		c = cfsbw_group_next_sibling(c);
+	ASSERT_TRUE(c == low[0]);
+	ASSERT_TRUE(cfsbw_group_find(d.tree, "/n7/c0") == low[0]);
+	drv_fini(&d);
+}
+
+/*
  * R10 with R11: /p (200 ms per 100 ms, never short) over /p/c (10 ms per
  * 100 ms).  c throttles at 12 ms; its task vanishes from p's counts, so
  * at 100 ms p's refresh finds no runnable task and stops p's timer.  c's
@@ -381,4 +448,5 @@ TEST_MAIN(TEST_ENTRY(child_blocked_by_parent)
 	  TEST_ENTRY(settings_are_independent) TEST_ENTRY(tightest_limit_binds)
 	  TEST_ENTRY(rq_offline_returns_and_forgets)
 	  TEST_ENTRY(tree_paths_and_errors)
+	  TEST_ENTRY(many_siblings_found_by_path)
 	  TEST_ENTRY(child_unthrottle_restarts_parent_timer))

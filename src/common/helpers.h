@@ -6,7 +6,8 @@
  *   BUG_ON for broken invariants, the wrap-safe compare of virtual times,
  *   one decimal parser with the kernel's kstrtoull/kstrtoll rules (R2),
  *   one text for an errno value, the start of a small file (/proc, a
- *   script's first line) for the layers that read files.
+ *   script's first line) for the layers that read files, a hash of text
+ *   for the indexes of names.
  *
  * Plain C11, header only: everything here is static inline, so nothing of
  * it is exported from libcfsbw.a and no layer depends on another through
@@ -214,6 +215,19 @@ static inline int parse_s64(const char *text, int64_t *out)
 		*out = (int64_t)v;
 	}
 	return 0;
+}
+
+/* ---- hashing text -------------------------------------------------------- */
+
+/* FNV-1a over n bytes of text: for the indexes of group names and paths. */
+static inline uint32_t text_hash(const char *text, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)text[i];
+		h *= 16777619u;
+	}
+	return h;
 }
 
 /* ---- growable arrays ---------------------------------------------------- */

@@ -117,6 +117,11 @@ struct cfsbw_group {
 	struct cfsbw_tree *tree;
 	struct cfsbw_group *parent;
 	struct cfsbw_group *first_child, *last_child, *next_sibling;
+	struct cfsbw_group *prev_sibling;
+	/* names.c: its name is path + name_off, name_len bytes; name_next
+	 * links the groups of one bucket of the tree's index */
+	struct cfsbw_group *name_next;
+	uint32_t name_off, name_len, name_hash;
 	/* R5: nearest strict ancestor with a finite quota, or NULL. */
 	struct cfsbw_group *bw_up;
 	unsigned depth;
@@ -145,7 +150,20 @@ struct cfsbw_tree {
 	void *ctx;
 	struct cfsbw_allocator allocator;
 	struct cfsbw_group *root;
+	/* names.c: every group but the root, by parent and name */
+	struct cfsbw_group **name_buckets;
+	size_t nr_name_buckets, nr_named;
 };
+
+/* names.c: the index of groups by parent and name.  init fails (-1) only
+ * for want of memory; add never fails. */
+int cfsbw__names_init(struct cfsbw_tree *tree);
+void cfsbw__names_free(struct cfsbw_tree *tree);
+void cfsbw__names_add(struct cfsbw_tree *tree, struct cfsbw_group *g);
+void cfsbw__names_del(struct cfsbw_tree *tree, struct cfsbw_group *g);
+struct cfsbw_group *cfsbw__names_find(const struct cfsbw_tree *tree,
+				      const struct cfsbw_group *parent,
+				      const char *name, size_t len);
 
 /* The account of g on runqueue rq (< g->tree->nr_rq). */
 static inline struct cfsbw_account *group_acct(const struct cfsbw_group *g,

@@ -200,8 +200,11 @@ int cfsbw_tree_create(const struct cfsbw_tree_config *cfg,
 		tree->ops = *cfg->ops;
 	tree->ctx = cfg->ctx;
 	tree->allocator = *al;
+	tree->name_buckets = NULL;
 	tree->root = group_alloc(tree, NULL, "/");
-	if (!tree->root) {
+	if (!tree->root || cfsbw__names_init(tree)) {
+		if (tree->root)
+			group_release(tree->root);
 		al->free(tree, al->ctx);
 		return -ENOMEM;
 	}
@@ -226,6 +229,7 @@ void cfsbw_tree_free(struct cfsbw_tree *tree)
 		group_release(g);
 		g = parent;
 	}
+	cfsbw__names_free(tree);
 	tree->allocator.free(tree, tree->allocator.ctx);
 }
 
@@ -261,21 +265,6 @@ static bool name_char_ok(char c)
 }
 
 /*
- * Finds the child of parent named by the len characters at name.
- */
-static struct cfsbw_group *child_named(struct cfsbw_group *parent,
-				       const char *name, size_t len)
-{
-	for (struct cfsbw_group *c = parent->first_child; c;
-	     c = c->next_sibling) {
-		const char *last = strrchr(c->path, '/') + 1;
-		if (strlen(last) == len && memcmp(last, name, len) == 0)
-			return c;
-	}
-	return NULL;
-}
-
-/*
  * Walks path down from the root.  Returns 0 with *found the group (or NULL
  * and *parent the deepest existing group when only the last component is
  * missing), or -EINVAL for a malformed path, -ENOENT for a missing
@@ -305,7 +294,7 @@ static int path_walk(struct cfsbw_tree *tree, const char *path,
 		    (len == 1 && p[0] == '.') ||
 		    (len == 2 && p[0] == '.' && p[1] == '.'))
 			return -EINVAL;
-		struct cfsbw_group *c = child_named(g, p, len);
+		struct cfsbw_group *c = cfsbw__names_find(tree, g, p, len);
 		bool is_last = p[len] == '\0';
 		if (!c) {
 			if (!is_last)
@@ -339,11 +328,13 @@ int cfsbw_group_create(struct cfsbw_tree *tree, const char *path,
 	struct cfsbw_group *g = group_alloc(tree, parent, path);
 	if (!g)
 		return -ENOMEM;
+	g->prev_sibling = parent->last_child;
 	if (parent->last_child)
 		parent->last_child->next_sibling = g;
 	else
 		parent->first_child = g;
 	parent->last_child = g;
+	cfsbw__names_add(tree, g);
 	if (out)
 		*out = g;
 	return 0;
@@ -372,14 +363,15 @@ int cfsbw_group_destroy(struct cfsbw_group *g)
 		if (account_is_throttled(group_acct(g, rq)))
 			cfsbw__hierarchy_unthrottle(g, rq, 0);
 
-	struct cfsbw_group **link = &parent->first_child, *prev = NULL;
-	while (*link != g) {
-		prev = *link;
-		link = &(*link)->next_sibling;
-	}
-	*link = g->next_sibling;
-	if (parent->last_child == g)
-		parent->last_child = prev;
+	if (g->prev_sibling)
+		g->prev_sibling->next_sibling = g->next_sibling;
+	else
+		parent->first_child = g->next_sibling;
+	if (g->next_sibling)
+		g->next_sibling->prev_sibling = g->prev_sibling;
+	else
+		parent->last_child = g->prev_sibling;
+	cfsbw__names_del(g->tree, g);
 	group_release(g);
 	return 0;
 }

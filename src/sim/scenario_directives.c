@@ -82,6 +82,15 @@ struct scenario_parse {
 	struct cfsbw_sim_error *err;
 	unsigned line;
 	unsigned seen[NR_DIRECTIVES]; /* the line a setting was given on */
+	/*
+	 * The declared groups' paths, hashed: open addressing, each slot
+	 * 1 + an index into sc->groups (0: empty), a power of two of them,
+	 * at most half used.  Scanning the groups instead made a scenario of
+	 * 20,000 groups quadratic: each group and task line looked at every
+	 * group before it.
+	 */
+	uint32_t *paths;
+	size_t nr_paths_slots;
 };
 
 /* An error naming the line being read. */
@@ -155,11 +164,57 @@ static int read_directive(void *ctx, unsigned line, char **tok, int nt)
 	return d->read_value(ps, d, tok[1]);
 }
 
+/* The slot of path in the index: its group's, or the empty one where it
+ * would go. */
+static uint32_t *path_slot(const struct scenario_parse *ps, const char *path)
+{
+	size_t mask = ps->nr_paths_slots - 1;
+	size_t i = text_hash(path, strlen(path)) & mask;
+	for (;; i = (i + 1) & mask) {
+		uint32_t v = ps->paths[i];
+		if (!v || !strcmp(ps->sc->groups[v - 1].path, path))
+			return &ps->paths[i];
+	}
+}
+
+/* Room in the index for the groups declared so far and one more; false
+ * for want of memory (or of 32-bit indexes). */
+static bool paths_room(struct scenario_parse *ps)
+{
+	size_t n = ps->sc->nr_groups + 1;
+	if (n < ps->nr_paths_slots / 2)
+		return true;
+	size_t cap = ps->nr_paths_slots ? 2 * ps->nr_paths_slots : 64;
+	while (cap / 2 <= n)
+		cap *= 2;
+	if (n >= UINT32_MAX || cap > SIZE_MAX / sizeof(uint32_t))
+		return false;
+	uint32_t *old = ps->paths;
+	ps->paths = calloc(cap, sizeof(uint32_t));
+	if (!ps->paths) {
+		ps->paths = old;
+		return false;
+	}
+	ps->nr_paths_slots = cap;
+	free(old);
+	for (size_t i = 0; i < ps->sc->nr_groups; i++)
+		if (ps->sc->groups[i].path && strcmp(ps->sc->groups[i].path, "/"))
+			*path_slot(ps, ps->sc->groups[i].path) = (uint32_t)(i + 1);
+	return true;
+}
+
 int cfsbw_sim_scenario_parse(struct cfsbw_sim_scenario *sc, const char *text,
 			     struct cfsbw_sim_error *err)
 {
 	struct scenario_parse ps = {.sc = sc, .err = err};
-	return cfsbw_sim__scenario_read_words(text, err, read_directive, &ps);
+	int rc;
+	if (!paths_room(&ps))
+		rc = cfsbw_sim__input_oom(err, 0);
+	else
+		rc = cfsbw_sim__scenario_read_words(text, err, read_directive,
+						    &ps);
+	free(ps.paths);
+	return rc;
 }
 
 /* ---- settings ------------------------------------------------------------ */
@@ -231,15 +286,9 @@ static int read_sysctl(struct scenario_parse *ps, char **tok, int nt)
 	return y->name && y->value ? 0 : oom(ps);
 }
 
-static bool group_declared(const struct cfsbw_sim_scenario *sc,
-			   const char *path)
+static bool group_declared(const struct scenario_parse *ps, const char *path)
 {
-	if (!strcmp(path, "/"))
-		return true;
-	for (size_t i = 0; i < sc->nr_groups; i++)
-		if (!strcmp(sc->groups[i].path, path))
-			return true;
-	return false;
+	return !strcmp(path, "/") || *path_slot(ps, path) != 0;
 }
 
 static int read_group(struct scenario_parse *ps, char **tok, int nt)
@@ -251,7 +300,7 @@ static int read_group(struct scenario_parse *ps, char **tok, int nt)
 	if (path[0] != '/')
 		return fail(ps, "group '%s': a path starts with '/'", path);
 	if (strcmp(path, "/") != 0) {
-		if (group_declared(sc, path))
+		if (group_declared(ps, path))
 			return fail(ps, "group '%s': declared twice", path);
 		const char *slash = strrchr(path, '/');
 		char parent[1024];
@@ -262,11 +311,13 @@ static int read_group(struct scenario_parse *ps, char **tok, int nt)
 		parent[plen] = '\0';
 		if (plen == 0)
 			strcpy(parent, "/");
-		if (!group_declared(sc, parent))
+		if (!group_declared(ps, parent))
 			return fail(ps,
 				    "group '%s': its parent '%s' must be declared before it",
 				    path, parent);
 	}
+	if (!paths_room(ps))
+		return oom(ps);
 	struct cfsbw_sim_group_spec *g =
 		grow((void **)&sc->groups, &sc->nr_groups, sizeof(*g));
 	if (!g)
@@ -274,6 +325,8 @@ static int read_group(struct scenario_parse *ps, char **tok, int nt)
 	g->line = ps->line;
 	if (!(g->path = dup_str(path)))
 		return oom(ps);
+	if (strcmp(path, "/") != 0)
+		*path_slot(ps, path) = (uint32_t)sc->nr_groups;
 	for (int i = 2; i < nt; i++) {
 		char *eq = strchr(tok[i], '=');
 		if (!eq || eq == tok[i])
@@ -439,7 +492,7 @@ static int read_task(struct scenario_parse *ps, char **tok, int nt)
 	if (nt < 3)
 		return fail(ps,
 			    "task: expected 'task GROUP WORKLOAD [KEY=VALUE...]'");
-	if (!group_declared(sc, tok[1]))
+	if (!group_declared(ps, tok[1]))
 		return fail(ps,
 			    "task: no group '%s' (declare it with a group line first)",
 			    tok[1]);
