@@ -50,6 +50,11 @@ STATIC ?= -static
 else
 STATIC :=
 endif
+# Statically linked, libfuse3's dlopen() (for "-o modules=", never used)
+# goes to src/cli/static_dl.c instead of the C library's loader, which a
+# static binary cannot use reliably and the linker warns about.
+comma := ,
+STATIC_DL := $(if $(STATIC),-Wl$(comma)--wrap=dlopen$(comma)--wrap=dlsym$(comma)--wrap=dlclose$(comma)--wrap=dlerror)
 
 ifneq ($(SANITIZE),)
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -117,7 +122,7 @@ $(DAEMON_LIB): $(DAEMON_OBJ)
 	$(AR) rcs $@ $^
 
 $(BIN): $(CLI_OBJ) $(DAEMON_LIB) $(LIB)
-	$(CC) $(ALL_LDFLAGS) $(STATIC) -o $@ $(CLI_OBJ) $(DAEMON_LIB) $(LIB) $(FUSE_LIBS) $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) $(STATIC) $(STATIC_DL) -o $@ $(CLI_OBJ) $(DAEMON_LIB) $(LIB) $(FUSE_LIBS) $(LDLIBS)
 
 $(DAEMON_TEST_BIN): $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LIB_OBJ) $(DAEMON_LIB) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(TEST_LIB_OBJ) $(DAEMON_LIB) $(LIB) $(FUSE_LIBS) $(LDLIBS)
