@@ -63,9 +63,7 @@ _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
 {
 	static struct draws d; /* 4 KB of table: not on the stack */
 	cfsbw_sim__rng_init(&d.rng);
-	for (unsigned k = 0; k < 2; k++)
-		cfsbw_sim__stream_seed(
-			&d.st[k], cfsbw_sim__stream_key(seed, 2 * index + k));
+	cfsbw_sim__task_streams(d.st, seed, index);
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
 	switch (t->workload) {
 	case CFSBW_SIM_WL_BUSY:

@@ -37,12 +37,6 @@ static int64_t service_time(struct cfsbw_sim *s, struct sim_task *t)
 		       : t->work_ns;
 }
 
-void cfsbw_sim__req_init(struct sim_task *t)
-{
-	t->req_arrival = -1;
-	t->next_arrival = -1;
-}
-
 /* Periodic arrivals: the first at the start; Poisson: a gap after it. */
 void cfsbw_sim__req_start(struct cfsbw_sim *s, struct sim_task *t)
 {

@@ -109,6 +109,14 @@ uint64_t cfsbw_sim__stream_key(uint64_t seed, uint64_t which)
 	return splitmix64(&x);
 }
 
+void cfsbw_sim__task_streams(struct sim_stream st[2], uint64_t seed,
+			     uint64_t index)
+{
+	for (uint64_t k = 0; k < 2; k++)
+		cfsbw_sim__stream_seed(&st[k],
+				       cfsbw_sim__stream_key(seed, 2 * index + k));
+}
+
 void cfsbw_sim__rng_init(struct sim_rng *r)
 {
 	/* log2(1 + i / 1024) in Q30, from the exact bit-by-bit algorithm */

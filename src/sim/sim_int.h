@@ -177,6 +177,12 @@ void cfsbw_sim__stream_seed(struct sim_stream *st, uint64_t key);
 /* The key of stream number `which` of a seed: streams of one seed are
  * independent of each other. */
 uint64_t cfsbw_sim__stream_key(uint64_t seed, uint64_t which);
+/* The two streams of the index-th task of a scenario for seed: streams
+ * 2 index and 2 index + 1 (a requests task's arrivals, or a duty task's
+ * phase, then service times).  The fidelity benchmark's processes call it
+ * too, to draw what the simulator draws. */
+void cfsbw_sim__task_streams(struct sim_stream st[2], uint64_t seed,
+			     uint64_t index);
 uint64_t cfsbw_sim__stream_next(struct sim_stream *st);
 /* An exponential sample of mean mean_ns (>= 0) from stream st, in integer
  * arithmetic (r: the seeded table). */
@@ -532,7 +538,6 @@ void cfsbw_sim__task_sleep(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__task_continue(struct cfsbw_sim *s, struct sim_task *t);
 
 /* requests.c: a requests task (workload.c hands it on) */
-void cfsbw_sim__req_init(struct sim_task *t);
 void cfsbw_sim__req_start(struct cfsbw_sim *s, struct sim_task *t);
 /* Its wake-up timer: the next request arrived at an idle task. */
 void cfsbw_sim__req_arrival(struct cfsbw_sim *s, struct sim_task *t);

@@ -47,13 +47,8 @@ void cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
 							     : ts->run_ns;
 	t->gap_ns = ts->workload == CFSBW_SIM_WL_REQUESTS ? ts->mean_gap_ns
 							    : ts->sleep_ns;
-	uint64_t k = (uint64_t)(t - s->tasks);
-	cfsbw_sim__stream_seed(&t->draw[0],
-			       cfsbw_sim__stream_key(s->sc->seed, 2 * k));
-	cfsbw_sim__stream_seed(&t->draw[1],
-			       cfsbw_sim__stream_key(s->sc->seed, 2 * k + 1));
-	if (ts->workload == CFSBW_SIM_WL_REQUESTS)
-		cfsbw_sim__req_init(t);
+	cfsbw_sim__task_streams(t->draw, s->sc->seed,
+				(uint64_t)(t - s->tasks));
 }
 
 /* Latencies a line records at the most, or nearly (a Poisson line can
