@@ -150,6 +150,7 @@ void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q)
 void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(se->on_rq);
+	cfsbw_sim__cfs_settle(q);
 	se->cfs_rq = q;
 	q->load += se->weight;
 	q->nr_running++;
@@ -161,6 +162,7 @@ void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 void cfsbw_sim__cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(!se->on_rq || se->cfs_rq != q);
+	cfsbw_sim__cfs_settle(q);
 	q->load -= se->weight;
 	q->nr_running--;
 	se->on_rq = false;
@@ -174,6 +176,7 @@ void cfsbw_sim__cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 void cfsbw_sim__cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(q->curr != se);
+	cfsbw_sim__cfs_settle(q);
 	q->curr = NULL;
 	if (se->on_rq)
 		ph_insert(q, se);
@@ -182,7 +185,7 @@ void cfsbw_sim__cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 /* se starts running: out of the heap, the queue's curr. */
 void cfsbw_sim__cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 {
-	SIM_BUG_ON(q->curr || !se->on_rq);
+	SIM_BUG_ON(q->curr || !se->on_rq || se->ran);
 	ph_remove(q, se);
 	q->curr = se;
 	se->prev_sum_exec = se->sum_exec;
@@ -215,6 +218,7 @@ int64_t cfsbw_sim__cfs_sched_slice(const struct cfsbw_sim *s,
 void cfsbw_sim__cfs_place_entity(const struct cfsbw_sim *s,
 				 struct sim_cfs_rq *q, struct sim_entity *se)
 {
+	cfsbw_sim__cfs_settle(q);
 	int64_t v = q->min_vruntime - s->latency_ns / 2;
 	if (vtime_before(se->vruntime, v))
 		se->vruntime = v;

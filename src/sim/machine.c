@@ -221,7 +221,7 @@ void cfsbw_sim__cpu_update_curr(struct cfsbw_sim *s, unsigned c)
 	for (struct sim_entity *se = &t->se; se; se = se->parent) {
 		se->sum_exec += delta;
 		se->vruntime += cfsbw_sim__cfs_calc_delta_fair(delta, se);
-		cfs_update_min_vruntime_curr(se->cfs_rq, se);
+		se->ran = true; /* its queue is left alone: cfs_settle */
 	}
 	t->g->usage_ns += delta; /* its ancestors' at the end of the run */
 	cpu->busy_ns += delta;
@@ -299,8 +299,10 @@ void cfsbw_sim__task_detach(struct cfsbw_sim *s, struct sim_task *t)
 /* Carry t's virtual runtime over, relative to the queues' minimums. */
 void cfsbw_sim__task_renormalize(struct sim_task *t, unsigned from, unsigned to)
 {
-	t->se.vruntime = t->se.vruntime - t->g->pc[from].q.min_vruntime +
-			 t->g->pc[to].q.min_vruntime;
+	struct sim_cfs_rq *a = &t->g->pc[from].q, *b = &t->g->pc[to].q;
+	cfsbw_sim__cfs_settle(a);
+	cfsbw_sim__cfs_settle(b);
+	t->se.vruntime = t->se.vruntime - a->min_vruntime + b->min_vruntime;
 }
 
 /* ---- scheduling ------------------------------------------------------- */

@@ -211,6 +211,10 @@ struct sim_entity {
 	struct sim_entity *parent;
 	struct sim_cfs_rq *cfs_rq; /* the queue it is (or would be) on */
 	bool on_rq;
+	/* its queue's curr, and it ran since the queue's min_vruntime last
+	 * took it in: the walk up marks it without reading the queue, and
+	 * the queue settles before it is read or changed (cfs_settle) */
+	bool ran;
 	uint32_t id;           /* ties on vruntime go to the lower id */
 	unsigned depth;        /* entities above this one */
 	int64_t prev_sum_exec; /* sum_exec when last picked */
@@ -277,19 +281,22 @@ static inline struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q
 	return q->root ? container_of(q->root, struct sim_entity, node) : NULL;
 }
 void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q);
-/* The same for the queue whose curr is se (the running path). */
-static inline void cfs_update_min_vruntime_curr(struct sim_cfs_rq *q,
-						const struct sim_entity *se)
+/*
+ * Take in what curr ran since it was last taken in, as Linux's
+ * update_curr() does at every level at once.  Between two changes of a
+ * queue's entities only curr's virtual time moves, forward, so
+ * min(curr, leftmost) only grows and the value at the last charge is
+ * the largest of that stretch: settling once, before the queue is next
+ * read or changed, gives the very min_vruntime of settling at every
+ * charge.  Inline: before every enqueue, dequeue, put and placement.
+ */
+static inline void cfsbw_sim__cfs_settle(struct sim_cfs_rq *q)
 {
-	SIM_BUG_ON(q->curr != se);
-	bool have = se->on_rq;
-	int64_t v = se->vruntime;
-	if (q->root && (!have || vtime_before(q->left_vruntime, v))) {
-		v = q->left_vruntime;
-		have = true;
+	struct sim_entity *curr = q->curr;
+	if (curr && curr->ran) {
+		curr->ran = false;
+		cfsbw_sim__cfs_update_min_vruntime(q);
 	}
-	if (have && vtime_diff(v, q->min_vruntime) > 0)
-		q->min_vruntime = v;
 }
 void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void cfsbw_sim__cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
