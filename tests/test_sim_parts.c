@@ -27,17 +27,29 @@ static int64_t rank(const int64_t *sorted, size_t n, size_t pct, size_t scale)
 
 /*
  * Lines of 1 to 5000 latencies, drawn from few values (many equal), from
- * many, already sorted and in reverse: p50, p99, p99.9, the maximum and
- * the mean are those of the sorted values, exactly.
+ * many, already sorted, in reverse, and on both sides of 2^32 ns (kept in
+ * 4 bytes below it, in 8 in a list of their own from it: line_record):
+ * p50, p99, p99.9, the maximum and the mean are those of the sorted
+ * values, exactly.
  */
 TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
 {
 	static int64_t lat[LAT_MAX], sorted[LAT_MAX];
 	struct sim_stream st;
 	cfsbw_sim__stream_seed(&st, 3);
-	unsigned checked = 0;
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
+	cfsbw_sim_scenario_init(&sc);
+	ASSERT_INT(cfsbw_sim_scenario_parse(
+			   &sc, "cpus 1\ntask / duty run=1ms sleep=1ms\n", &err),
+		   ==, 0);
+	ASSERT_INT(cfsbw_sim_create(&sc, &s, &err), ==, 0);
+	struct sim_line *l = &s->lines[0];
+	unsigned checked = 0, long_ones = 0;
+	const int64_t two32 = (int64_t)1 << 32;
 	for (size_t n = 1; n <= LAT_MAX; n = n < 40 ? n + 1 : n * 5 / 4) {
-		for (unsigned shape = 0; shape < 4; shape++) {
+		for (unsigned shape = 0; shape < 5; shape++) {
 			for (size_t i = 0; i < n; i++) {
 				uint64_t r = cfsbw_sim__stream_next(&st);
 				lat[i] = shape == 0 ? (int64_t)(r % 3) * 1000000
@@ -45,17 +57,20 @@ TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
 					 : shape == 1
 						 ? (int64_t)(r >> 20) /* spread */
 					 : shape == 2 ? (int64_t)i * 7 /* sorted */
-						      : (int64_t)(n - i) * 7;
+					 : shape == 3 ? (int64_t)(n - i) * 7
+						      /* around 2^32 */
+						      : two32 - 2 + (int64_t)(r % 5);
 			}
 			memcpy(sorted, lat, n * sizeof(*lat));
 			qsort(sorted, n, sizeof(*sorted), cmp_i64);
-			struct sim_line l;
-			memset(&l, 0, sizeof l);
-			l.lat = lat;
-			l.nr_lat = l.cap_lat = n;
-			cfsbw_sim__line_finish(NULL, &l);
+			l->nr_lat = l->nr_long = 0;
+			l->lat_sum = 0;
+			for (size_t i = 0; i < n; i++)
+				cfsbw_sim__line_record(s, l, lat[i]);
+			long_ones += (unsigned)l->nr_long;
+			cfsbw_sim__line_finish(s, l);
 			struct cfsbw_sim_latency got;
-			cfsbw_sim__line_latency(&l, &got);
+			cfsbw_sim__line_latency(l, &got);
 			int64_t sum = 0;
 			for (size_t i = 0; i < n; i++)
 				sum += sorted[i];
@@ -68,7 +83,10 @@ TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
 			checked++;
 		}
 	}
-	ASSERT_UINT(checked, >, 200);
+	ASSERT_UINT(checked, >, 250);
+	ASSERT_UINT(long_ones, >, 1000); /* both stores were exercised */
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 /*

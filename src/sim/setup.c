@@ -402,8 +402,10 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nr_lines; i++)
+	for (size_t i = 0; i < s->nr_lines; i++) {
 		cfsbw_sim__free(s, s->lines[i].lat);
+		cfsbw_sim__free(s, s->lines[i].lat_long);
+	}
 	for (size_t i = 0; i < s->nr_groups; i++) {
 		cfsbw_sim__free(s, s->groups[i]->pc_mem);
 		cfsbw_sim__free(s, s->groups[i]);

@@ -394,9 +394,13 @@ struct sim_line {
 	uint64_t migrations;
 	uint64_t completed;
 	uint64_t pending;     /* requests still queued at the end */
-	int64_t *lat;         /* latencies, ns */
+	uint32_t *lat;        /* latencies under 2^32 ns, ns */
 	size_t nr_lat, cap_lat;
+	int64_t *lat_long;    /* the longer ones (line_record) */
+	size_t nr_long, cap_long;
+	int64_t lat_sum;
 	uint64_t lat_lost;
+	struct cfsbw_sim_latency summary; /* line_finish's */
 	uint64_t exited;      /* tasks that finished (trace replays) */
 	int64_t last_exit_ns;
 	int64_t progress_ns;  /* CPU of the trace steps completed */
@@ -562,7 +566,7 @@ void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 			    int64_t latency_ns);
-/* After the run: the latencies cfsbw_sim__line_latency() reads in place. */
+/* After the run: the percentiles cfsbw_sim__line_latency() gives. */
 void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l);
 void cfsbw_sim__line_latency(const struct sim_line *l,
 			     struct cfsbw_sim_latency *out);

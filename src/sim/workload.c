@@ -72,40 +72,69 @@ static size_t line_expected(const struct cfsbw_sim *s, const struct sim_line *l)
 	return (size_t)(n < LAT_RESERVE_MAX ? n : LAT_RESERVE_MAX);
 }
 
+/* Grow a line's array *v of *cap elements of size bytes to hold one more
+ * (first: the line's expected count, or 256); false: out of memory. */
+static bool lat_room(struct cfsbw_sim *s, const struct sim_line *l, void **v,
+		     size_t nr, size_t *cap, size_t size)
+{
+	if (nr < *cap)
+		return true;
+	size_t want = *cap ? 2 * *cap : 256;
+	if (!*cap && !s->alloc && size == sizeof(uint32_t)) {
+		size_t expected = line_expected(s, l);
+		want = expected > want ? expected : want;
+	}
+	void *p = cfsbw_sim__grow(s, *v, nr, want, size);
+	if (!p)
+		return false;
+	*v = p;
+	*cap = want;
+	return true;
+}
+
 /*
- * The latencies of a run grow to megabytes.  With the C library's
- * allocator the first block is as large as the line's cycles or arrivals
- * in the run (an estimate: the pages the line does not fill are never
- * touched), so the array does not move as it grows; a scenario's
- * allocator counts every byte asked for, so there the array starts small
- * and doubles.
+ * The latencies of a run grow to megabytes, and each page they take is a
+ * fault the first time it is written (about 10 us on a virtual machine):
+ * a latency under 2^32 ns (4.3 s) takes 4 bytes, a longer one 8 in a
+ * list of its own.  With the C library's allocator the first block is as
+ * large as the line's cycles or arrivals in the run (an estimate: the
+ * pages the line does not fill are never touched), so the array does not
+ * move as it grows; a scenario's allocator counts every byte asked for,
+ * so there the array starts small and doubles.
  */
 void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 			    int64_t latency_ns)
 {
-	if (l->nr_lat == l->cap_lat) {
-		size_t cap = l->cap_lat ? 2 * l->cap_lat : 256;
-		if (!l->cap_lat && !s->alloc) {
-			size_t want = line_expected(s, l);
-			cap = want > cap ? want : cap;
-		}
-		int64_t *p = cfsbw_sim__grow(s, l->lat, l->nr_lat, cap,
-					     sizeof(*p));
-		if (!p) {
+	SIM_BUG_ON(latency_ns < 0);
+	if ((uint64_t)latency_ns <= UINT32_MAX) {
+		if (!lat_room(s, l, (void **)&l->lat, l->nr_lat, &l->cap_lat,
+			      sizeof(*l->lat))) {
 			l->lat_lost++; /* reported, never fatal */
 			return;
 		}
-		l->lat = p;
-		l->cap_lat = cap;
+		l->lat[l->nr_lat++] = (uint32_t)latency_ns;
+	} else {
+		if (!lat_room(s, l, (void **)&l->lat_long, l->nr_long,
+			      &l->cap_long, sizeof(*l->lat_long))) {
+			l->lat_lost++;
+			return;
+		}
+		l->lat_long[l->nr_long++] = latency_ns;
 	}
-	l->lat[l->nr_lat++] = latency_ns;
+	l->lat_sum += latency_ns;
 }
 
-static void swap_i64(int64_t *a, int64_t *b)
+static void swap_u32(uint32_t *a, uint32_t *b)
 {
-	int64_t t = *a;
+	uint32_t t = *a;
 	*a = *b;
 	*b = t;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -121,7 +150,7 @@ static int cmp_i64(const void *a, const void *b)
  * latencies costs no more).  A range that does not shrink fast enough
  * (more rounds than twice its bits) is sorted: never quadratic.
  */
-static void select_kth(int64_t *v, size_t n, size_t k)
+static void select_kth(uint32_t *v, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n - 1;
 	unsigned rounds = 0, limit = 2;
@@ -129,17 +158,17 @@ static void select_kth(int64_t *v, size_t n, size_t k)
 		limit += 2;
 	while (hi > lo + 16) {
 		if (++rounds > limit) {
-			qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_i64);
+			qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_u32);
 			return;
 		}
 		size_t mid = lo + (hi - lo) / 2;
 		if (v[mid] < v[lo])
-			swap_i64(&v[mid], &v[lo]);
+			swap_u32(&v[mid], &v[lo]);
 		if (v[hi] < v[lo])
-			swap_i64(&v[hi], &v[lo]);
+			swap_u32(&v[hi], &v[lo]);
 		if (v[hi] < v[mid])
-			swap_i64(&v[hi], &v[mid]);
-		int64_t pivot = v[mid];
+			swap_u32(&v[hi], &v[mid]);
+		uint32_t pivot = v[mid];
 		size_t i = lo, j = hi;
 		for (;;) {
 			while (v[i] < pivot)
@@ -148,7 +177,7 @@ static void select_kth(int64_t *v, size_t n, size_t k)
 				j--;
 			if (i >= j)
 				break;
-			swap_i64(&v[i], &v[j]);
+			swap_u32(&v[i], &v[j]);
 			i++;
 			j--;
 		}
@@ -160,7 +189,7 @@ static void select_kth(int64_t *v, size_t n, size_t k)
 	}
 	/* a few left: insertion sort */
 	for (size_t i = lo + 1; i <= hi; i++) {
-		int64_t x = v[i];
+		uint32_t x = v[i];
 		size_t j = i;
 		while (j > lo && v[j - 1] > x) {
 			v[j] = v[j - 1];
@@ -178,52 +207,60 @@ static size_t rank_index(size_t n, size_t pct, size_t scale)
 }
 
 /*
- * After the run: put in place what cfsbw_sim__line_latency() reads, as a
- * sort would (p50, p99, p99.9 at their nearest ranks, the maximum last),
- * by selection: each selection leaves the smaller values before its rank,
- * so the next, lower rank is looked for among those alone.  No second
+ * The value at rank k of the line's latencies sorted, the short ones
+ * (all below the long ones) first.  The short ones below index `below`
+ * are those not yet placed: each selection leaves the smaller values
+ * before its rank, so the next, lower rank is looked for among those
+ * alone (and is already in place when it is that rank).  The long ones were sorted whole (few, or a line so starved
+ * that a sort is the least of its costs).
+ */
+static int64_t lat_at(struct sim_line *l, size_t k, size_t below)
+{
+	if (k >= l->nr_lat)
+		return l->lat_long[k - l->nr_lat];
+	if (k < below) /* else a higher rank's selection put it there */
+		select_kth(l->lat, below, k);
+	return l->lat[k];
+}
+
+/*
+ * After the run: p50, p99, p99.9 at their nearest ranks, the maximum and
+ * the mean, found by selection in place, highest rank first.  No second
  * buffer: the latencies of a long run are megabytes.
  */
 void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l)
 {
 	(void)s;
-	size_t n = l->nr_lat;
-	if (n < 2)
+	struct cfsbw_sim_latency *out = &l->summary;
+	size_t n = l->nr_lat + l->nr_long;
+	memset(out, 0, sizeof(*out));
+	out->count = n;
+	if (!n)
 		return;
+	if (l->nr_long)
+		qsort(l->lat_long, l->nr_long, sizeof(*l->lat_long), cmp_i64);
 	size_t k999 = rank_index(n, 999, 1000), k99 = rank_index(n, 99, 100),
 	       k50 = rank_index(n, 50, 100);
-	int64_t *v = l->lat;
-	select_kth(v, n, k999);
-	size_t top = k999; /* the maximum is at k999 or after it */
-	for (size_t i = k999 + 1; i < n; i++)
-		if (v[i] > v[top])
-			top = i;
-	swap_i64(&v[top], &v[n - 1]);
-	if (k99 < k999)
-		select_kth(v, k999, k99);
-	if (k50 < k99)
-		select_kth(v, k99, k50);
+	out->p999_ns = lat_at(l, k999, l->nr_lat);
+	size_t below = k999 < l->nr_lat ? k999 : l->nr_lat;
+	out->p99_ns = lat_at(l, k99, below);
+	below = k99 < below ? k99 : below;
+	out->p50_ns = lat_at(l, k50, below);
+	if (l->nr_long) {
+		out->max_ns = l->lat_long[l->nr_long - 1];
+	} else {
+		uint32_t top = 0; /* at k999 or after it */
+		for (size_t i = k999; i < n; i++)
+			top = l->lat[i] > top ? l->lat[i] : top;
+		out->max_ns = top;
+	}
+	out->mean_ns = l->lat_sum / (int64_t)n;
 }
 
-/* Nearest-rank percentiles over the latencies (cfsbw_sim__line_finish()
- * put each where a sort would). */
 void cfsbw_sim__line_latency(const struct sim_line *l,
 			     struct cfsbw_sim_latency *out)
 {
-	size_t n = l->nr_lat;
-	out->count = n;
-	out->p50_ns = out->p99_ns = out->p999_ns = out->max_ns = 0;
-	out->mean_ns = 0;
-	if (!n)
-		return;
-	out->p50_ns = l->lat[rank_index(n, 50, 100)];
-	out->p99_ns = l->lat[rank_index(n, 99, 100)];
-	out->p999_ns = l->lat[rank_index(n, 999, 1000)];
-	out->max_ns = l->lat[n - 1];
-	int64_t sum = 0;
-	for (size_t i = 0; i < n; i++)
-		sum += l->lat[i];
-	out->mean_ns = sum / (int64_t)n;
+	*out = l->summary;
 }
 
 static void arm_wake(struct cfsbw_sim *s, struct sim_task *t, int64_t when)
