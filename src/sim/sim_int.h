@@ -398,7 +398,7 @@ struct sim_line {
 	size_t nr_lat, cap_lat;
 	int64_t *lat_long;    /* the longer ones (line_record) */
 	size_t nr_long, cap_long;
-	int64_t lat_sum;
+	int64_t lat_sum, lat_max;
 	uint64_t lat_lost;
 	struct cfsbw_sim_latency summary; /* line_finish's */
 	uint64_t exited;      /* tasks that finished (trace replays) */

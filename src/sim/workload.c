@@ -122,82 +122,83 @@ void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 		l->lat_long[l->nr_long++] = latency_ns;
 	}
 	l->lat_sum += latency_ns;
-}
-
-static void swap_u32(uint32_t *a, uint32_t *b)
-{
-	uint32_t t = *a;
-	*a = *b;
-	*b = t;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	if (latency_ns > l->lat_max)
+		l->lat_max = latency_ns;
 }
 
 /*
- * Put into v[k] the value that sorted order puts there, the smaller ones
- * before it and the larger after (Hoare's selection, the median of three
- * as pivot; equal values split on both sides, so a line of identical
- * latencies costs no more).  A range that does not shrink fast enough
- * (more rounds than twice its bits) is sorted: never quadratic.
+ * SELECT_KTH(name, T) defines name(v, n, k): put into v[k] the value that
+ * sorted order puts there, the smaller ones before it and the larger
+ * after (Hoare's selection, the median of three as pivot; equal values
+ * split on both sides, so a line of identical latencies costs no more).
+ * A range that does not shrink fast enough (more rounds than twice its
+ * bits) is sorted: never quadratic.  One body for the two stores of
+ * latencies (4 and 8 bytes).
  */
-static void select_kth(uint32_t *v, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n - 1;
-	unsigned rounds = 0, limit = 2;
-	for (size_t m = n; m > 1; m >>= 1)
-		limit += 2;
-	while (hi > lo + 16) {
-		if (++rounds > limit) {
-			qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_u32);
-			return;
-		}
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid] < v[lo])
-			swap_u32(&v[mid], &v[lo]);
-		if (v[hi] < v[lo])
-			swap_u32(&v[hi], &v[lo]);
-		if (v[hi] < v[mid])
-			swap_u32(&v[hi], &v[mid]);
-		uint32_t pivot = v[mid];
-		size_t i = lo, j = hi;
-		for (;;) {
-			while (v[i] < pivot)
-				i++;
-			while (pivot < v[j])
-				j--;
-			if (i >= j)
-				break;
-			swap_u32(&v[i], &v[j]);
-			i++;
-			j--;
-		}
-		/* [lo, j] <= pivot <= [j + 1, hi] */
-		if (k <= j)
-			hi = j;
-		else
-			lo = j + 1;
+#define SELECT_KTH(name, T)                                                  \
+	static int name##_cmp(const void *a, const void *b)                  \
+	{                                                                    \
+		T x = *(const T *)a, y = *(const T *)b;                      \
+		return (x > y) - (x < y);                                    \
+	}                                                                    \
+	static void name##_swap(T *a, T *b)                                  \
+	{                                                                    \
+		T t = *a;                                                    \
+		*a = *b;                                                     \
+		*b = t;                                                      \
+	}                                                                    \
+	static void name(T *v, size_t n, size_t k)                           \
+	{                                                                    \
+		size_t lo = 0, hi = n - 1;                                   \
+		unsigned rounds = 0, limit = 2;                              \
+		for (size_t m = n; m > 1; m >>= 1)                           \
+			limit += 2;                                          \
+		while (hi > lo + 16) {                                       \
+			if (++rounds > limit) {                              \
+				qsort(v + lo, hi - lo + 1, sizeof(*v),       \
+				      name##_cmp);                           \
+				return;                                      \
+			}                                                    \
+			size_t mid = lo + (hi - lo) / 2;                     \
+			if (v[mid] < v[lo])                                  \
+				name##_swap(&v[mid], &v[lo]);                \
+			if (v[hi] < v[lo])                                   \
+				name##_swap(&v[hi], &v[lo]);                 \
+			if (v[hi] < v[mid])                                  \
+				name##_swap(&v[hi], &v[mid]);                \
+			T pivot = v[mid];                                    \
+			size_t i = lo, j = hi;                               \
+			for (;;) {                                           \
+				while (v[i] < pivot)                         \
+					i++;                                 \
+				while (pivot < v[j])                         \
+					j--;                                 \
+				if (i >= j)                                  \
+					break;                               \
+				name##_swap(&v[i], &v[j]);                   \
+				i++;                                         \
+				j--;                                         \
+			}                                                    \
+			/* [lo, j] <= pivot <= [j + 1, hi] */                \
+			if (k <= j)                                          \
+				hi = j;                                      \
+			else                                                 \
+				lo = j + 1;                                  \
+		}                                                            \
+		/* a few left: insertion sort */                             \
+		for (size_t i = lo + 1; i <= hi; i++) {                      \
+			T x = v[i];                                          \
+			size_t j = i;                                        \
+			while (j > lo && v[j - 1] > x) {                     \
+				v[j] = v[j - 1];                             \
+				j--;                                         \
+			}                                                    \
+			v[j] = x;                                            \
+		}                                                            \
 	}
-	/* a few left: insertion sort */
-	for (size_t i = lo + 1; i <= hi; i++) {
-		uint32_t x = v[i];
-		size_t j = i;
-		while (j > lo && v[j - 1] > x) {
-			v[j] = v[j - 1];
-			j--;
-		}
-		v[j] = x;
-	}
-}
+
+SELECT_KTH(select_short, uint32_t)
+SELECT_KTH(select_long, int64_t)
 
 /* The nearest rank of percentile pct / scale among n >= 1 values, as an
  * index into them sorted. */
@@ -207,26 +208,34 @@ static size_t rank_index(size_t n, size_t pct, size_t scale)
 }
 
 /*
- * The value at rank k of the line's latencies sorted, the short ones
- * (all below the long ones) first.  The short ones below index `below`
- * are those not yet placed: each selection leaves the smaller values
- * before its rank, so the next, lower rank is looked for among those
- * alone (and is already in place when it is that rank).  The long ones were sorted whole (few, or a line so starved
- * that a sort is the least of its costs).
+ * The value at rank k of the line's latencies sorted: the short ones
+ * (all below the long ones), then the long ones.  In each store only the
+ * values below *below are not yet placed: each selection leaves the
+ * smaller values before its rank, so the next, lower rank is looked for
+ * among those alone (and is already in place when it is that rank).
  */
-static int64_t lat_at(struct sim_line *l, size_t k, size_t below)
+static int64_t lat_at(struct sim_line *l, size_t k, size_t *below_short,
+		      size_t *below_long)
 {
-	if (k >= l->nr_lat)
-		return l->lat_long[k - l->nr_lat];
-	if (k < below) /* else a higher rank's selection put it there */
-		select_kth(l->lat, below, k);
+	if (k >= l->nr_lat) {
+		size_t j = k - l->nr_lat;
+		if (j < *below_long) {
+			select_long(l->lat_long, *below_long, j);
+			*below_long = j;
+		}
+		return l->lat_long[j];
+	}
+	if (k < *below_short) {
+		select_short(l->lat, *below_short, k);
+		*below_short = k;
+	}
 	return l->lat[k];
 }
 
 /*
- * After the run: p50, p99, p99.9 at their nearest ranks, the maximum and
- * the mean, found by selection in place, highest rank first.  No second
- * buffer: the latencies of a long run are megabytes.
+ * After the run: p50, p99, p99.9 at their nearest ranks, found by
+ * selection in place, highest rank first.  No second buffer: the
+ * latencies of a long run are megabytes.
  */
 void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l)
 {
@@ -237,23 +246,14 @@ void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l)
 	out->count = n;
 	if (!n)
 		return;
-	if (l->nr_long)
-		qsort(l->lat_long, l->nr_long, sizeof(*l->lat_long), cmp_i64);
-	size_t k999 = rank_index(n, 999, 1000), k99 = rank_index(n, 99, 100),
-	       k50 = rank_index(n, 50, 100);
-	out->p999_ns = lat_at(l, k999, l->nr_lat);
-	size_t below = k999 < l->nr_lat ? k999 : l->nr_lat;
-	out->p99_ns = lat_at(l, k99, below);
-	below = k99 < below ? k99 : below;
-	out->p50_ns = lat_at(l, k50, below);
-	if (l->nr_long) {
-		out->max_ns = l->lat_long[l->nr_long - 1];
-	} else {
-		uint32_t top = 0; /* at k999 or after it */
-		for (size_t i = k999; i < n; i++)
-			top = l->lat[i] > top ? l->lat[i] : top;
-		out->max_ns = top;
-	}
+	size_t below_short = l->nr_lat, below_long = l->nr_long;
+	out->p999_ns = lat_at(l, rank_index(n, 999, 1000), &below_short,
+			      &below_long);
+	out->p99_ns = lat_at(l, rank_index(n, 99, 100), &below_short,
+			     &below_long);
+	out->p50_ns = lat_at(l, rank_index(n, 50, 100), &below_short,
+			     &below_long);
+	out->max_ns = l->lat_max;
 	out->mean_ns = l->lat_sum / (int64_t)n;
 }
 
