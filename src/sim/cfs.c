@@ -120,6 +120,33 @@ static void ph_remove(struct sim_cfs_rq *q, struct sim_entity *se)
 	n->child = n->next = n->prev = NULL;
 }
 
+/* The parent of a node that is not the root: the first of its siblings
+ * is linked to it through prev. */
+static struct ph_node *ph_parent(struct ph_node *n)
+{
+	while (n->prev->child != n)
+		n = n->prev;
+	return n->prev;
+}
+
+struct sim_entity *cfsbw_sim__cfs_heap_first(const struct sim_cfs_rq *q)
+{
+	return q->root ? entity_of(q->root) : NULL;
+}
+
+/* Depth first: a node's first child, else its next sibling, else that of
+ * the nearest ancestor that has one (each sibling list is climbed once). */
+struct sim_entity *cfsbw_sim__cfs_heap_next(const struct sim_cfs_rq *q,
+					    struct sim_entity *se)
+{
+	struct ph_node *n = &se->node;
+	if (n->child)
+		return entity_of(n->child);
+	while (n != q->root && !n->next)
+		n = ph_parent(n);
+	return n == q->root ? NULL : entity_of(n->next);
+}
+
 void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
 {
 	set_root(q, NULL);

@@ -124,6 +124,35 @@ const struct cfsbw_ops cfsbw_sim__core_ops = {
 };
 
 /*
+ * The tasks queued below q on CPU c, waiting or throttled, to the state
+ * `to` (the other of the two): those in its heap and, through the group
+ * entities on it, in theirs.  A group entity off its queue with tasks is
+ * throttled itself (R7) and its tasks stay so; a task whose group is
+ * throttled in the core (a decision not yet acted on, later in the same
+ * drain) keeps its state.  Only the subtree is read, where a walk of the
+ * CPU's tasks read every one (and the groups above each).
+ */
+static void set_queued_states(struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			      enum sim_task_state to, unsigned c)
+{
+	enum sim_task_state from =
+		to == SIM_TS_THROTTLED ? SIM_TS_WAITING : SIM_TS_THROTTLED;
+	if (q->curr && q->curr->on_rq && q->curr->my_q)
+		set_queued_states(s, q->curr->my_q, to, c);
+	for (struct sim_entity *se = cfsbw_sim__cfs_heap_first(q); se;
+	     se = cfsbw_sim__cfs_heap_next(q, se)) {
+		if (se->my_q) {
+			set_queued_states(s, se->my_q, to, c);
+			continue;
+		}
+		struct sim_task *t = task_of(se);
+		if (t->state == from &&
+		    (to == SIM_TS_THROTTLED || !cfsbw_throttled(t->g->cg, c)))
+			cfsbw_sim__task_set_state(s, t, to);
+	}
+}
+
+/*
  * R7: g's account on CPU c is throttled: its entity leaves the parent's
  * queue, so nothing below it runs here; the CPU reschedules at once if it
  * was running something below it.
@@ -140,10 +169,7 @@ static void do_throttle(struct cfsbw_sim *s, struct sim_group *g, unsigned c)
 	if (gc->se.on_rq)
 		cfsbw_sim__cfs_dequeue_path(s, &gc->se, c);
 	cfsbw_sim__cfs_reweight_path(s, g, c); /* R8 */
-	list_for_each_entry(t, &cpu->tasks, struct sim_task, link) {
-		if (t->state == SIM_TS_WAITING && group_in_subtree(t->g, g))
-			cfsbw_sim__task_set_state(s, t, SIM_TS_THROTTLED);
-	}
+	set_queued_states(s, &gc->q, SIM_TS_THROTTLED, c);
 	if (cpu->curr && group_in_subtree(cpu->curr->g, g))
 		cfsbw_sim__cpu_resched(s, c);
 	cpu_update_nr(s, c);
@@ -166,21 +192,9 @@ static void do_unthrottle(struct cfsbw_sim *s, struct sim_group *g, unsigned c)
 		cfsbw_sim__cfs_enqueue_path(s, &gc->se, c);
 	}
 	cfsbw_sim__cfs_reweight_path(s, g, c);
-	/* whether a task's group is still throttled (under another throttled
-	 * ancestor): asked of the core once per group met in a row, as the
-	 * tasks of one group often are */
-	const struct sim_group *asked = NULL;
-	bool still = false;
-	list_for_each_entry(t, &cpu->tasks, struct sim_task, link) {
-		if (t->state != SIM_TS_THROTTLED || !group_in_subtree(t->g, g))
-			continue;
-		if (t->g != asked) {
-			asked = t->g;
-			still = cfsbw_throttled(t->g->cg, c);
-		}
-		if (!still)
-			cfsbw_sim__task_set_state(s, t, SIM_TS_WAITING);
-	}
+	/* R11: under another throttled ancestor, its tasks still wait */
+	if (!cfsbw_throttled(g->cg, c))
+		set_queued_states(s, &gc->q, SIM_TS_WAITING, c);
 	cpu_update_nr(s, c);
 	if (!cpu->curr && cpu->nr > 0)
 		cfsbw_sim__cpu_resched(s, c);

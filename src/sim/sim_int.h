@@ -298,6 +298,12 @@ static inline void cfsbw_sim__cfs_settle(struct sim_cfs_rq *q)
 		cfsbw_sim__cfs_update_min_vruntime(q);
 	}
 }
+/* Every entity in q's heap (curr aside) once, in no useful order: the
+ * first (NULL: none), then the one after se.  For the walks that visit
+ * all of them (throttling's task states), not for picking. */
+struct sim_entity *cfsbw_sim__cfs_heap_first(const struct sim_cfs_rq *q);
+struct sim_entity *cfsbw_sim__cfs_heap_next(const struct sim_cfs_rq *q,
+					    struct sim_entity *se);
 void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void cfsbw_sim__cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
 void cfsbw_sim__cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se);
