@@ -63,8 +63,7 @@ TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
 			}
 			memcpy(sorted, lat, n * sizeof(*lat));
 			qsort(sorted, n, sizeof(*sorted), cmp_i64);
-			l->nr_lat = l->nr_long = 0;
-			l->lat_sum = l->lat_max = 0;
+			cfsbw_sim__line_clear(l);
 			for (size_t i = 0; i < n; i++)
 				cfsbw_sim__line_record(s, l, lat[i]);
 			long_ones += (unsigned)l->nr_long;

@@ -5,10 +5,15 @@
  * error names the line), the groups' per-CPU entities, the tasks, and all
  * memory through the scenario's allocator.
  */
+/* madvise(): the bulk memory's huge pages */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "sim/sim_int.h"
 
@@ -73,6 +78,30 @@ void cfsbw_sim__free(const struct cfsbw_sim *s, void *p)
 		s->alloc->free(p, s->alloc->ctx);
 	else
 		free(p);
+}
+
+#define SIM_HUGE_PAGE ((size_t)2 << 20)
+
+/*
+ * A huge page takes one fault where 512 small ones take 512 (about 10 us
+ * each on a virtual machine) and one TLB entry: worth it for memory that
+ * is written through, in order.  A scenario's allocator is asked for the
+ * alignment; with the C library's, the block is also advised onto huge
+ * pages (where transparent huge pages are "madvise", as on many systems).
+ */
+void *cfsbw_sim__alloc_bulk(const struct cfsbw_sim *s, size_t bytes)
+{
+	size_t align = bytes >= SIM_HUGE_PAGE ? SIM_HUGE_PAGE : 64;
+	if (bytes > SIZE_MAX - align)
+		return NULL;
+	if (s->alloc)
+		return s->alloc->alloc(bytes, align, s->alloc->ctx);
+	void *p = aligned_alloc(align, (bytes + align - 1) / align * align);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	if (p && align == SIM_HUGE_PAGE)
+		(void)madvise(p, bytes, MADV_HUGEPAGE); /* advice: may be refused */
+#endif
+	return p;
 }
 
 static unsigned ilog2u(unsigned v)
@@ -402,10 +431,8 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < s->nr_lines; i++) {
-		cfsbw_sim__free(s, s->lines[i].lat);
-		cfsbw_sim__free(s, s->lines[i].lat_long);
-	}
+	if (s->lines)
+		cfsbw_sim__lat_free(s);
 	for (size_t i = 0; i < s->nr_groups; i++) {
 		cfsbw_sim__free(s, s->groups[i]->pc_mem);
 		cfsbw_sim__free(s, s->groups[i]);

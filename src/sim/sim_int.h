@@ -394,15 +394,25 @@ struct sim_task {
 	struct sim_stream draw[2];
 };
 
+/* 1 KB of a line's latencies, from blocks all lines share (latency.c). */
+#define SIM_LAT_CHUNK_VALUES 254u
+struct sim_lat_chunk {
+	struct sim_lat_chunk *next;
+	uint32_t v[SIM_LAT_CHUNK_VALUES];
+};
+
 struct sim_line {
 	const struct cfsbw_sim_task_spec *spec;
 	int64_t state_ns[SIM_TS_COUNT]; /* its tasks', at the end of the run */
 	uint64_t migrations;
 	uint64_t completed;
 	uint64_t pending;     /* requests still queued at the end */
-	uint32_t *lat;        /* latencies under 2^32 ns, ns */
-	size_t nr_lat, cap_lat;
-	int64_t *lat_long;    /* the longer ones (line_record) */
+	/* latencies (latency.c): under 2^32 ns in chunks, from slot on in
+	 * the last; the longer ones in lat_long */
+	uint32_t *lat_slot, *lat_slot_end;
+	struct sim_lat_chunk *lat_first, *lat_last;
+	size_t nr_lat;
+	int64_t *lat_long;
 	size_t nr_long, cap_long;
 	int64_t lat_sum, lat_max;
 	uint64_t lat_lost;
@@ -479,6 +489,12 @@ struct cfsbw_sim {
 	int64_t busy_ns;
 	size_t nr_exited; /* tasks that exited: the run ends at nr_tasks when
 			   * the scenario says until_done */
+	/* latencies' memory (latency.c): blocks, the free part of the last */
+	struct sim_lat_block *lat_blocks;
+	char *lat_next, *lat_end;
+	size_t lat_block_size;
+	uint32_t *lat_scratch; /* line_finish's copy of a line's chunks */
+	size_t cap_scratch;
 };
 
 static inline struct sim_task *task_of(struct sim_entity *se)
@@ -497,6 +513,9 @@ void *cfsbw_sim__alloc(const struct cfsbw_sim *s, size_t n, size_t size);
 void *cfsbw_sim__grow(const struct cfsbw_sim *s, void *p, size_t old_n,
 		      size_t new_n, size_t size);
 void cfsbw_sim__free(const struct cfsbw_sim *s, void *p);
+/* bytes for data written once, in order (latencies): from 2 MB on, aligned
+ * to 2 MB and on huge pages where the system has them; not zeroed. */
+void *cfsbw_sim__alloc_bulk(const struct cfsbw_sim *s, size_t bytes);
 
 /* machine.c, for setup.c: the core's callbacks, a CPU's first state. */
 extern const struct cfsbw_ops cfsbw_sim__core_ops;
@@ -570,12 +589,19 @@ void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t);
 /* The running task t finished its burst: continue, sleep or exit. */
 void cfsbw_sim__workload_burst_done(struct cfsbw_sim *s, struct sim_task *t);
 void cfsbw_sim__workload_wake_timer(struct cfsbw_sim *s, struct sim_task *t);
+
+/* ---- latency.c ---------------------------------------------------------- */
+
 void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 			    int64_t latency_ns);
 /* After the run: the percentiles cfsbw_sim__line_latency() gives. */
 void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l);
 void cfsbw_sim__line_latency(const struct sim_line *l,
 			     struct cfsbw_sim_latency *out);
+/* Forget l's latencies (their memory stays the run's: for tests). */
+void cfsbw_sim__line_clear(struct sim_line *l);
+/* The latencies' memory, every line's, given back. */
+void cfsbw_sim__lat_free(struct cfsbw_sim *s);
 
 /* ---- scenario and trace text (scenario.c) ------------------------------ */
 
