@@ -373,8 +373,14 @@ struct sim_task {
 	/* time in each state, added to its line's at the end of the run: a
 	 * change of state touches the task alone */
 	int64_t state_ns[SIM_TS_COUNT];
-	/* the rest */
 	int64_t cycle_start;  /* duty: when this cycle's run became due */
+	uint64_t migrations;
+	/* 256: its own draws, streams 2k and 2k + 1 of the seed for the k-th
+	 * task (workload_init): requests' arrivals and service times
+	 * (requests.c); a duty task's random phase from the first.  One
+	 * cache line for both, read at every arrival and service. */
+	_Alignas(64) struct sim_stream draw[2];
+	/* 320: the rest, for traces */
 	/* trace: the steps it replays (its thread's, or the CSV's) */
 	const struct cfsbw_sim_trace_step *steps;
 	size_t nr_steps;
@@ -387,11 +393,6 @@ struct sim_task {
 	struct sim_task *gate_next;   /* the line's waiters, by gate_ns */
 	int64_t start_gate_ns, start_gate_lag_ns;
 	size_t trace_pos;
-	uint64_t migrations;
-	/* its own draws, streams 2k and 2k + 1 of the seed for the k-th
-	 * task (workload_init): requests' arrivals and service times
-	 * (requests.c); a duty task's random phase from the first */
-	struct sim_stream draw[2];
 };
 
 /* 1 KB of a line's latencies, from blocks all lines share (latency.c). */
