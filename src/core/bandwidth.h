@@ -114,20 +114,13 @@ struct cfsbw_pool {
 };
 
 struct cfsbw_group {
+	/* What every charge reads (R5), on the first cache line: */
 	struct cfsbw_tree *tree;
-	struct cfsbw_group *parent;
-	struct cfsbw_group *first_child, *last_child, *next_sibling;
-	struct cfsbw_group *prev_sibling;
-	/* names.c: its name is path + name_off, name_len bytes; name_next
-	 * links the groups of one bucket of the tree's index */
-	struct cfsbw_group *name_next;
-	uint32_t name_off, name_len, name_hash;
+	/* the first group charged: this one when its quota is finite, else
+	 * bw_up (group_first_limited), kept so that a charge reads no pool */
+	struct cfsbw_group *bw_first;
 	/* R5: nearest strict ancestor with a finite quota, or NULL. */
 	struct cfsbw_group *bw_up;
-	unsigned depth;
-	unsigned shares;
-	char *path;
-	void *driver_data;
 	/*
 	 * One account per runqueue, in one array so that the accounting path
 	 * finds an account with one load.  The array grows, and the accounts
@@ -135,6 +128,17 @@ struct cfsbw_group {
 	 * nobody holds a pointer to an account across it.
 	 */
 	struct cfsbw_account *acct; /* [acct_cap], tree->nr_rq of them live */
+	struct cfsbw_group *parent;
+	struct cfsbw_group *first_child, *last_child, *next_sibling;
+	struct cfsbw_group *prev_sibling;
+	/* names.c: its name is path + name_off, name_len bytes; name_next
+	 * links the groups of one bucket of the tree's index */
+	struct cfsbw_group *name_next;
+	uint32_t name_off, name_len, name_hash;
+	unsigned depth;
+	unsigned shares;
+	char *path;
+	void *driver_data;
 	unsigned acct_cap;
 	struct cfsbw_pool pool;
 };
@@ -180,7 +184,13 @@ static inline bool group_limited(const struct cfsbw_group *g)
 /* R5: the first group on g's path whose accounts are charged. */
 static inline struct cfsbw_group *group_first_limited(struct cfsbw_group *g)
 {
-	return group_limited(g) ? g : g->bw_up;
+	return g->bw_first;
+}
+
+/* g's bw_first from its quota and bw_up: wherever either changes. */
+static inline void group_set_bw_first(struct cfsbw_group *g)
+{
+	g->bw_first = group_limited(g) ? g : g->bw_up;
 }
 
 static inline bool account_is_throttled(const struct cfsbw_account *a)

@@ -76,6 +76,7 @@ int cfsbw__group_set_bandwidth(struct cfsbw_group *g, int64_t period_ns,
 	spin_lock(&pool->lock);
 	pool->period_ns = period_ns;
 	pool->quota_ns = quota_ns;
+	group_set_bw_first(g);
 	pool->burst_ns = burst_ns;
 	if (g->tree->steps->reconfigure_pool) {
 		g->tree->steps->reconfigure_pool(g, was_limited);

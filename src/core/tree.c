@@ -45,6 +45,7 @@ void cfsbw__group_update_bw_links(struct cfsbw_group *g)
 	     d = group_next_pre(d, g)) {
 		struct cfsbw_group *p = d->parent;
 		d->bw_up = group_limited(p) ? p : p->bw_up;
+		group_set_bw_first(d);
 	}
 }
 
@@ -153,6 +154,7 @@ static struct cfsbw_group *group_alloc(struct cfsbw_tree *tree,
 		g->depth = parent->depth + 1;
 		g->bw_up = group_first_limited(parent);
 	}
+	group_set_bw_first(g);
 	return g;
 }
 
