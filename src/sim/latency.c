@@ -245,13 +245,19 @@ void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l)
 		w.v = l->lat_first->v;
 	} else if (l->nr_lat) {
 		if (l->nr_lat > s->cap_scratch) {
-			uint32_t *p = cfsbw_sim__grow(s, s->lat_scratch, 0,
-						      l->nr_lat, sizeof(*p));
+			/* on huge pages too: a line of millions is megabytes,
+			 * each page of which would be a fault */
+			cfsbw_sim__free(s, s->lat_scratch);
+			s->cap_scratch = 0;
+			uint32_t *p = l->nr_lat > SIZE_MAX / sizeof(*p)
+					      ? NULL
+					      : cfsbw_sim__alloc_bulk(
+							s, l->nr_lat * sizeof(*p));
+			s->lat_scratch = p;
 			if (!p) {
 				l->lat_lost += n;
 				return;
 			}
-			s->lat_scratch = p;
 			s->cap_scratch = l->nr_lat;
 		}
 		w.v = s->lat_scratch;

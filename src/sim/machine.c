@@ -124,17 +124,21 @@ const struct cfsbw_ops cfsbw_sim__core_ops = {
 };
 
 /*
- * The tasks queued below q on CPU c, waiting or throttled, to the state
- * `to` (the other of the two): those in its heap and, through the group
- * entities on it, in theirs.  A group entity off its queue with tasks is
- * throttled itself (R7) and its tasks stay so; a task whose group is
- * throttled in the core (a decision not yet acted on, later in the same
- * drain) keeps its state.  Only the subtree is read, where a walk of the
- * CPU's tasks read every one (and the groups above each).
+ * The tasks queued below q (the queue of a group on CPU c), waiting or
+ * throttled, to the state `to` (the other of the two): those in its heap
+ * and, through the group entities on it, in theirs.  A group entity off
+ * its queue with tasks is throttled itself (R7) and its tasks stay so.
+ * Towards waiting, a queue whose group the core still throttles (R11:
+ * itself, or through an ancestor; also a decision not yet acted on, later
+ * in the same drain) keeps its tasks throttled, and those below it.  Only
+ * the subtree is read, where a walk of the CPU's tasks read every one
+ * (and the groups above each).
  */
 static void set_queued_states(struct cfsbw_sim *s, struct sim_cfs_rq *q,
 			      enum sim_task_state to, unsigned c)
 {
+	if (to == SIM_TS_WAITING && cfsbw_throttled(q->owner->group->cg, c))
+		return;
 	enum sim_task_state from =
 		to == SIM_TS_THROTTLED ? SIM_TS_WAITING : SIM_TS_THROTTLED;
 	if (q->curr && q->curr->on_rq && q->curr->my_q)
@@ -146,8 +150,7 @@ static void set_queued_states(struct cfsbw_sim *s, struct sim_cfs_rq *q,
 			continue;
 		}
 		struct sim_task *t = task_of(se);
-		if (t->state == from &&
-		    (to == SIM_TS_THROTTLED || !cfsbw_throttled(t->g->cg, c)))
+		if (t->state == from)
 			cfsbw_sim__task_set_state(s, t, to);
 	}
 }
@@ -192,9 +195,7 @@ static void do_unthrottle(struct cfsbw_sim *s, struct sim_group *g, unsigned c)
 		cfsbw_sim__cfs_enqueue_path(s, &gc->se, c);
 	}
 	cfsbw_sim__cfs_reweight_path(s, g, c);
-	/* R11: under another throttled ancestor, its tasks still wait */
-	if (!cfsbw_throttled(g->cg, c))
-		set_queued_states(s, &gc->q, SIM_TS_WAITING, c);
+	set_queued_states(s, &gc->q, SIM_TS_WAITING, c);
 	cpu_update_nr(s, c);
 	if (!cpu->curr && cpu->nr > 0)
 		cfsbw_sim__cpu_resched(s, c);
