@@ -158,7 +158,8 @@ static struct tracer_result run_bare(const char *const argv[])
 	return r;
 }
 
-static struct tracer_result run_cfsbw(const char *const wargv[])
+/* wargv: the workload's nw words (and a NULL after them). */
+static struct tracer_result run_cfsbw(const char *const wargv[], size_t nw)
 {
 	struct tracer_result r = {false, 0, 0};
 	char stats[64];
@@ -174,7 +175,7 @@ static struct tracer_result run_cfsbw(const char *const wargv[])
 	argv[n++] = "--stats";
 	argv[n++] = stats;
 	argv[n++] = "--";
-	for (int i = 0; wargv[i] && n < 15; i++)
+	for (size_t i = 0; i < nw && n < 15; i++)
 		argv[n++] = wargv[i];
 	argv[n] = NULL;
 	pid_t pid = fork();
@@ -234,7 +235,8 @@ int main(int argc, char **argv)
 	double ratio[20];
 	for (int i = 0; i < rounds; i++) {
 		struct tracer_result b = run_bare(wargv);
-		struct tracer_result c = run_cfsbw(wargv);
+		struct tracer_result c =
+			run_cfsbw(wargv, sizeof(wargv) / sizeof(wargv[0]) - 1);
 		printf("| %d | bare ptrace | %lu | %.1f | %.1f%s |\n", i + 1,
 		       b.processes, b.cpu_ms, per_process_us(b),
 		       b.ok ? "" : " (failed)");

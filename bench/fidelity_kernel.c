@@ -122,7 +122,10 @@ static void remove_tree(const char *path)
 			if (e->d_type != DT_DIR || e->d_name[0] == '.')
 				continue;
 			char sub[512];
-			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+			int n = snprintf(sub, sizeof sub, "%s/%s", path,
+					 e->d_name);
+			if (n < 0 || (size_t)n >= sizeof sub)
+				continue; /* no cgroup of ours is that deep */
 			remove_tree(sub);
 		}
 		closedir(d);

@@ -7,8 +7,6 @@
  * off their CPUs' queues, weigh nothing (R8), and no task moves whose group
  * is throttled on either side (throttled_lb_pair).
  */
-#include <stdlib.h>
-
 #include "sim/sim_int.h"
 
 static void migrate_task(struct cfsbw_sim *s, struct sim_task *t, unsigned dst,
@@ -68,10 +66,36 @@ bool cfsbw_sim__balance_newidle(struct cfsbw_sim *s, unsigned dst)
 	return best != UINT32_MAX && pull_task(s, best, dst, UINT64_MAX, true);
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sift v[i] down the max-heap v[0..n). */
+static void sift_down_u64(uint64_t *v, size_t i, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
+	uint64_t x = v[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && v[c + 1] > v[c])
+			c++;
+		if (v[c] <= x)
+			break;
+		v[i] = v[c];
+		i = c;
+	}
+	v[i] = x;
+}
+
+/* Ascending, in place: heapsort, no allocation and no comparison calls
+ * (the C library's qsort allocated a buffer at every balancing pass). */
+static void sort_u64(uint64_t *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down_u64(v, i, n);
+	for (size_t end = n; end > 1; end--) {
+		uint64_t top = v[0];
+		v[0] = v[end - 1];
+		v[end - 1] = top;
+		sift_down_u64(v, 0, end - 1);
+	}
 }
 
 /* A CPU's load: the weights queued at its root, running entity included
@@ -153,7 +177,7 @@ void cfsbw_sim__balance(struct cfsbw_sim *s)
 	}
 	if (hi_load * 100 <= lo_load * IMBALANCE_PCT)
 		return;
-	qsort(s->sort_keys, n, sizeof(*s->sort_keys), cmp_u64);
+	sort_u64(s->sort_keys, n);
 	unsigned lo = 0, hi = n - 1;
 	while (lo < hi) {
 		unsigned dst = (unsigned)(s->sort_keys[lo] & 8191u);

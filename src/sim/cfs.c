@@ -157,23 +157,6 @@ void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
 	q->owner = owner;
 }
 
-/* min_vruntime only moves forward: it is the queue's notion of "now". */
-void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q)
-{
-	bool have = false;
-	int64_t v = 0;
-	if (q->curr && q->curr->on_rq) {
-		v = q->curr->vruntime;
-		have = true;
-	}
-	if (q->root && (!have || vtime_before(q->left_vruntime, v))) {
-		v = q->left_vruntime;
-		have = true;
-	}
-	if (have && vtime_diff(v, q->min_vruntime) > 0)
-		q->min_vruntime = v;
-}
-
 void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(se->on_rq);

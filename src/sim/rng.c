@@ -135,16 +135,22 @@ int64_t cfsbw_sim__rng_exp(const struct sim_rng *r, struct sim_stream *st,
 	uint64_t e2 = ((uint64_t)53 << LOG_FRAC_BITS) - log2_fast(r, x);
 	/* e2 < 2^36 and LN2_Q28 < 2^28: the product fits in 64 bits. */
 	uint64_t e = (e2 * LN2_Q28) >> 28; /* -ln U, Q30 */
-	/* mean * e >> 30 without overflow: split the mean at bit 20.  Means
-	 * are capped at 2^42 ns (over an hour) so hi * e stays below 2^64. */
+	/* Means are capped at 2^42 ns (over an hour): mean * e < 2^78. */
 	uint64_t mean = (uint64_t)mean_ns;
 	if (mean > (UINT64_C(1) << 42))
 		mean = UINT64_C(1) << 42;
+	/* mean * e >> 30, rounded to the nearest nanosecond, not truncated:
+	 * a mean of 1 ns (10^9 arrivals a second) truncated would average
+	 * 0.58 ns */
+#if defined(__SIZEOF_INT128__)
+	__extension__ typedef unsigned __int128 u128;
+	uint64_t v = (uint64_t)(((u128)mean * e + (UINT64_C(1) << 29)) >> 30);
+#else
+	/* without 128 bits: the mean split at bit 20, the same sum */
 	uint64_t hi = mean >> 20, lo = mean & ((UINT64_C(1) << 20) - 1);
-	/* rounded to the nearest nanosecond, not truncated: a mean of 1 ns
-	 * (10^9 arrivals a second) truncated would average 0.58 ns */
 	uint64_t he = hi * e; /* < 2^58 */
 	uint64_t v = (he >> 10) +
 		     ((((he & 1023) << 20) + lo * e + (UINT64_C(1) << 29)) >> 30);
+#endif
 	return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v;
 }

@@ -280,7 +280,23 @@ static inline struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q
 {
 	return q->root ? container_of(q->root, struct sim_entity, node) : NULL;
 }
-void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q);
+/* min_vruntime only moves forward: it is the queue's notion of "now"
+ * (inline: at every settle and dequeue). */
+static inline void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q)
+{
+	bool have = false;
+	int64_t v = 0;
+	if (q->curr && q->curr->on_rq) {
+		v = q->curr->vruntime;
+		have = true;
+	}
+	if (q->root && (!have || vtime_before(q->left_vruntime, v))) {
+		v = q->left_vruntime;
+		have = true;
+	}
+	if (have && vtime_diff(v, q->min_vruntime) > 0)
+		q->min_vruntime = v;
+}
 /*
  * Take in what curr ran since it was last taken in, as Linux's
  * update_curr() does at every level at once.  Between two changes of a
