@@ -16,17 +16,22 @@
 /*
  * Seed 008's three examples, typed as the seed types them (mkdir, echo the
  * quota, echo the period) on the mount, with a process of two busy threads
- * placed by echo PID > cgroup.procs.  A window of 4 periods counts when the
- * group was throttled in each of them, that is when the machine gave it at
- * least its quota: then the usage per period is the quota within 3% (the
- * host's overrun, measured +0.2..1.5% here).  On this 2-core VM, shared with
+ * placed by echo PID > cgroup.procs.  A window of `periods` periods counts
+ * when the group was throttled in each of them, that is when the machine
+ * gave it at least its quota: then the usage per period is the quota
+ * within 3% (the host's overrun, measured +0.2..1.5% here).  A window's
+ * end may hold one throttle's overrun that the period after it repays
+ * (R13): 13.3 ms once over 4 periods of /twenty's 100 ms (a fresh-clone CI
+ * run of 2026-12-05, nothing else running; 97.8..102.6 ms a period in 6
+ * runs after it), so /twenty counts 8 periods, where one such overrun is
+ * under 2% of the quota.  On this 2-core VM, shared with
  * other work (load 10-20 at times), the 2-CPU limit and even the 1-CPU one
  * may not bind: the window is retried, 3 times in all; a limit that never
  * bound is still checked from above (never more than the quota + 3%), and the log
  * says so with the figures.
  */
 static void seed_example(const char *group, const char *quota_us,
-			 double quota_ms)
+			 double quota_ms, int periods)
 {
 	struct dmn m;
 	START(&m, NULL);
@@ -39,15 +44,15 @@ static void seed_example(const char *group, const char *quota_us,
 	for (int attempt = 0; attempt < 3 && best_bound < quota_ms * 0.97;
 	     attempt++) {
 		int64_t thr = -1;
-		per = usage_per_period_ms(&m, group, 4, &thr);
+		per = usage_per_period_ms(&m, group, periods, &thr);
 		printf("    %s: %.1f ms per 500 ms period (quota %.0f ms), "
-		       "throttled in %lld of 4\n", group, per, quota_ms,
-		       (long long)thr);
+		       "throttled in %lld of %d\n", group, per, quota_ms,
+		       (long long)thr, periods);
 		if (per < 0)
 			break;
 		if (per > worst)
 			worst = per;
-		if (thr >= 4 && per > best_bound)
+		if (thr >= periods && per > best_bound)
 			best_bound = per;
 	}
 	stop_all();
@@ -69,19 +74,19 @@ static void seed_example(const char *group, const char *quota_us,
 TEST(seed008_one_cpu, "seed 008 example 1, SPEC 5")
 {
 	SKIP_WITHOUT_FUSE();
-	seed_example("/one", "500000\n", 500);
+	seed_example("/one", "500000\n", 500, 4);
 }
 
 TEST(seed008_two_cpus, "seed 008 example 2, SPEC 5")
 {
 	SKIP_WITHOUT_FUSE();
-	seed_example("/two", "1000000\n", 1000);
+	seed_example("/two", "1000000\n", 1000, 4);
 }
 
 TEST(seed008_twenty_percent, "seed 008 example 3, SPEC 5")
 {
 	SKIP_WITHOUT_FUSE();
-	seed_example("/twenty", "100000\n", 100);
+	seed_example("/twenty", "100000\n", 100, 8);
 }
 
 /*

@@ -3,7 +3,9 @@
  * needs, read and prepared (sim_load.h), and one run of it.
  */
 /* madvise(): huge pages for the simulator's bulk memory */
+#ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE
+#endif
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>

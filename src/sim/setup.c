@@ -6,7 +6,9 @@
  * memory through the scenario's allocator.
  */
 /* madvise(): the bulk memory's huge pages */
+#ifndef _DEFAULT_SOURCE
 #define _DEFAULT_SOURCE
+#endif
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
