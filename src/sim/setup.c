@@ -255,7 +255,15 @@ static int setup_tasks(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 		}
 		total += sc->tasks[i].count;
 	}
-	s->lines = cfsbw_sim__zalloc(s, sc->nr_tasks, sizeof(*s->lines));
+	/* 63 bytes more, to align the lines on cache lines */
+	s->lines_mem = sc->nr_tasks > (SIZE_MAX - 63) / sizeof(*s->lines)
+			       ? NULL
+			       : cfsbw_sim__zalloc(
+					 s, 1,
+					 sc->nr_tasks * sizeof(*s->lines) + 63);
+	s->lines = s->lines_mem ? (struct sim_line *)(void *)((char *)s->lines_mem +
+							      (-(uintptr_t)s->lines_mem & 63))
+				: NULL;
 	/* 63 bytes more, to align the tasks on cache lines */
 	s->tasks_mem = total > (SIZE_MAX - 63) / sizeof(*s->tasks)
 			       ? NULL
@@ -442,7 +450,7 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 	cfsbw_tree_free(s->tree);
 	cfsbw_sim__free(s, s->evq_mem);
 	cfsbw_sim__free(s, s->tasks_mem);
-	cfsbw_sim__free(s, s->lines);
+	cfsbw_sim__free(s, s->lines_mem);
 	cfsbw_sim__free(s, s->groups);
 	cfsbw_sim__free(s, s->cpus);
 	cfsbw_sim__free(s, s->pending);

@@ -418,21 +418,25 @@ struct sim_lat_chunk {
 	uint32_t v[SIM_LAT_CHUNK_VALUES];
 };
 
+/* A task line, on cache lines of its own (64-byte aligned, setup.c): what
+ * a completed request or cycle writes comes first. */
 struct sim_line {
+	/* latencies (latency.c): under 2^32 ns in chunks, from slot on in
+	 * the last; the longer ones in lat_long */
+	_Alignas(64) uint32_t *lat_slot;
+	uint32_t *lat_slot_end;
+	size_t nr_lat;
+	int64_t lat_sum, lat_max;
+	uint64_t completed;
+	struct sim_lat_chunk *lat_first, *lat_last;
+	/* 64 */
+	int64_t *lat_long;
+	size_t nr_long, cap_long;
+	uint64_t lat_lost;
 	const struct cfsbw_sim_task_spec *spec;
 	int64_t state_ns[SIM_TS_COUNT]; /* its tasks', at the end of the run */
 	uint64_t migrations;
-	uint64_t completed;
 	uint64_t pending;     /* requests still queued at the end */
-	/* latencies (latency.c): under 2^32 ns in chunks, from slot on in
-	 * the last; the longer ones in lat_long */
-	uint32_t *lat_slot, *lat_slot_end;
-	struct sim_lat_chunk *lat_first, *lat_last;
-	size_t nr_lat;
-	int64_t *lat_long;
-	size_t nr_long, cap_long;
-	int64_t lat_sum, lat_max;
-	uint64_t lat_lost;
 	struct cfsbw_sim_latency summary; /* line_finish's */
 	uint64_t exited;      /* tasks that finished (trace replays) */
 	int64_t last_exit_ns;
@@ -481,6 +485,7 @@ struct cfsbw_sim {
 	size_t nr_groups;
 	struct sim_task *tasks;
 	void *tasks_mem;   /* tasks' allocation (tasks is aligned in it) */
+	void *lines_mem;   /* lines' allocation (lines is aligned in it) */
 	size_t nr_tasks;
 	struct sim_line *lines;
 	size_t nr_lines;
