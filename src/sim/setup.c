@@ -129,20 +129,28 @@ set_error(struct cfsbw_sim_error *err, unsigned line, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* n elements of size bytes, zeroed, on cache lines of their own: *mem
+ * gets the allocation to free (63 bytes more), the result the aligned
+ * start; NULL when out of memory or n * size overflows. */
+static void *zalloc_lines(struct cfsbw_sim *s, size_t n, size_t size,
+			  void **mem)
+{
+	*mem = size && n > (SIZE_MAX - 63) / size
+		       ? NULL
+		       : cfsbw_sim__zalloc(s, 1, n * size + 63);
+	return *mem ? (char *)*mem + (-(uintptr_t)*mem & 63) : NULL;
+}
+
 static int add_group(struct cfsbw_sim *s, struct cfsbw_group *cg)
 {
 	struct sim_group *g = cfsbw_sim__zalloc(s, 1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
-	/* 63 bytes more, to align the entities on cache lines */
-	g->pc_mem = cfsbw_sim__zalloc(
-		s, 1, (size_t)s->nr_cpus * sizeof(*g->pc) + 63);
-	if (!g->pc_mem) {
+	g->pc = zalloc_lines(s, s->nr_cpus, sizeof(*g->pc), &g->pc_mem);
+	if (!g->pc) {
 		cfsbw_sim__free(s, g);
 		return -ENOMEM;
 	}
-	g->pc = (struct sim_gcpu *)(void *)((char *)g->pc_mem +
-					    (-(uintptr_t)g->pc_mem & 63));
 	g->cg = cg;
 	g->index = (unsigned)s->nr_groups;
 	g->depth = cfsbw_group_depth(cg);
@@ -255,24 +263,11 @@ static int setup_tasks(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 		}
 		total += sc->tasks[i].count;
 	}
-	/* 63 bytes more, to align the lines on cache lines */
-	s->lines_mem = sc->nr_tasks > (SIZE_MAX - 63) / sizeof(*s->lines)
-			       ? NULL
-			       : cfsbw_sim__zalloc(
-					 s, 1,
-					 sc->nr_tasks * sizeof(*s->lines) + 63);
-	s->lines = s->lines_mem ? (struct sim_line *)(void *)((char *)s->lines_mem +
-							      (-(uintptr_t)s->lines_mem & 63))
-				: NULL;
-	/* 63 bytes more, to align the tasks on cache lines */
-	s->tasks_mem = total > (SIZE_MAX - 63) / sizeof(*s->tasks)
-			       ? NULL
-			       : cfsbw_sim__zalloc(
-					 s, 1, total * sizeof(*s->tasks) + 63);
-	if (!s->lines || !s->tasks_mem)
+	s->lines = zalloc_lines(s, sc->nr_tasks, sizeof(*s->lines),
+				&s->lines_mem);
+	s->tasks = zalloc_lines(s, total, sizeof(*s->tasks), &s->tasks_mem);
+	if (!s->lines || !s->tasks)
 		return -ENOMEM;
-	s->tasks = (struct sim_task *)(void *)((char *)s->tasks_mem +
-					       (-(uintptr_t)s->tasks_mem & 63));
 	s->nr_lines = sc->nr_tasks;
 	size_t k = 0;
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
