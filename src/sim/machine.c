@@ -239,7 +239,6 @@ void cfsbw_sim__cpu_update_curr(struct cfsbw_sim *s, unsigned c)
 		se->ran = true; /* its queue is left alone: cfs_settle */
 	}
 	t->g->usage_ns += delta; /* its ancestors' at the end of the run */
-	cpu->busy_ns += delta;
 	s->busy_ns += delta;
 	if (cfsbw_charge(t->g->cg, c, delta, s->now))
 		cfsbw_sim__cpu_resched(s, c); /* R7: reschedule at once */
@@ -370,7 +369,6 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 	cpu->curr = t;
 	cpu->exec_start = s->now;
 	if (t != prev) {
-		cpu->switches++;
 		s->switches++;
 	}
 	cfsbw_sim__task_set_state(s, t, SIM_TS_RUNNING);

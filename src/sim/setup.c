@@ -143,12 +143,14 @@ static void *zalloc_lines(struct cfsbw_sim *s, size_t n, size_t size,
 
 static int add_group(struct cfsbw_sim *s, struct cfsbw_group *cg)
 {
-	struct sim_group *g = cfsbw_sim__zalloc(s, 1, sizeof(*g));
+	void *mem;
+	struct sim_group *g = zalloc_lines(s, 1, sizeof(*g), &mem);
 	if (!g)
 		return -ENOMEM;
+	g->mem = mem;
 	g->pc = zalloc_lines(s, s->nr_cpus, sizeof(*g->pc), &g->pc_mem);
 	if (!g->pc) {
-		cfsbw_sim__free(s, g);
+		cfsbw_sim__free(s, mem);
 		return -ENOMEM;
 	}
 	g->cg = cg;
@@ -391,7 +393,7 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 		return rc;
 	}
 	rc = -ENOMEM;
-	s->cpus = cfsbw_sim__zalloc(s, n, sizeof(*s->cpus));
+	s->cpus = zalloc_lines(s, n, sizeof(*s->cpus), &s->cpus_mem);
 	s->groups = cfsbw_sim__zalloc(s, sc->nr_groups + 1, sizeof(*s->groups));
 	s->cap_pending = 2 * (size_t)n + sc->nr_groups + 64;
 	s->pending = cfsbw_sim__zalloc(s, s->cap_pending, sizeof(*s->pending));
@@ -440,14 +442,14 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 		cfsbw_sim__lat_free(s);
 	for (size_t i = 0; i < s->nr_groups; i++) {
 		cfsbw_sim__free(s, s->groups[i]->pc_mem);
-		cfsbw_sim__free(s, s->groups[i]);
+		cfsbw_sim__free(s, s->groups[i]->mem);
 	}
 	cfsbw_tree_free(s->tree);
 	cfsbw_sim__free(s, s->evq_mem);
 	cfsbw_sim__free(s, s->tasks_mem);
 	cfsbw_sim__free(s, s->lines_mem);
 	cfsbw_sim__free(s, s->groups);
-	cfsbw_sim__free(s, s->cpus);
+	cfsbw_sim__free(s, s->cpus_mem);
 	cfsbw_sim__free(s, s->pending);
 	cfsbw_sim__free(s, s->resched_list);
 	cfsbw_sim__free(s, s->idle_mask);

@@ -243,18 +243,21 @@ struct sim_gcpu {
 	struct sim_group *group;
 };
 
+/* A group, on cache lines of its own (setup.c): what a charge and a
+ * reweight read of it come first, on one line. */
 struct sim_group {
-	struct cfsbw_group *cg;
+	_Alignas(64) struct cfsbw_group *cg;
 	struct sim_group *parent;
-	unsigned index;
-	unsigned depth;
-	unsigned shares;
-	uint64_t tg_load;       /* R8: runnable load of unthrottled queues */
 	struct sim_gcpu *pc;    /* [nr_cpus] */
-	void *pc_mem;           /* pc's allocation (pc is aligned in it) */
+	uint64_t tg_load;       /* R8: runnable load of unthrottled queues */
 	int64_t usage_ns;       /* CPU time of the group's own tasks during
 				 * the run; of its subtree after it
 				 * (cfsbw_sim_run() adds the children's) */
+	unsigned shares;
+	unsigned index;
+	unsigned depth;
+	void *pc_mem;           /* pc's allocation (pc is aligned in it) */
+	void *mem;              /* the group's own allocation */
 	uint64_t throttles;
 	struct sim_timer period_timer, slack_timer, sample_timer;
 	/* timeline */
@@ -358,8 +361,9 @@ struct sim_line;
  * A task, on cache lines of its own (64-byte aligned, setup.c): its entity
  * (the walk up from a running task reads its first 48 bytes), then what
  * a CPU's list walk reads (throttling, balancing: the link, state and
- * group), then what an arrival or a wake-up reads and writes (its timer,
- * its request queue), then the rest.
+ * group), then what every charge and change of state writes (the burst
+ * left, the time in each state), then what an arrival or a wake-up reads
+ * and writes (its timer, its request queue), then the rest.
  */
 struct sim_task {
 	_Alignas(64) struct sim_entity se;
@@ -367,7 +371,13 @@ struct sim_task {
 	unsigned cpu;
 	struct list_head link; /* on its CPU's list while runnable */
 	struct sim_group *g;
-	/* 128: a wake-up, an arrival, the end of a burst */
+	/* 128: every charge (the burst) and every change of state: a switch
+	 * touches the task's first three lines, no more */
+	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
+	int64_t state_since;
+	/* time in each state, added to its line's at the end of the run: a
+	 * change of state touches the task alone */
+	int64_t state_ns[SIM_TS_COUNT];
 	bool runnable;
 	bool exited;
 	/* the spec's workload and its figures, copied (workload_init):
@@ -375,20 +385,14 @@ struct sim_task {
 	uint8_t workload;      /* enum cfsbw_sim_workload */
 	bool arrivals_periodic, service_exp;
 	struct sim_timer wake;
-	/* requests (requests.c): the arrival of the one in service or
+	/* 192: requests (requests.c): the arrival of the one in service or
 	 * waiting for a CPU, and of the next, drawn ahead (already past
 	 * when it is queued) */
 	int64_t req_arrival, next_arrival;
 	int64_t work_ns;       /* duty: run_ns; requests: service_ns */
 	int64_t gap_ns;        /* duty: sleep_ns; requests: mean_gap_ns */
-	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
-	/* 192 */
-	int64_t state_since;
 	struct sim_line *line;
 	const struct cfsbw_sim_task_spec *spec;
-	/* time in each state, added to its line's at the end of the run: a
-	 * change of state touches the task alone */
-	int64_t state_ns[SIM_TS_COUNT];
 	int64_t cycle_start;  /* duty: when this cycle's run became due */
 	uint64_t migrations;
 	/* 256: its own draws, streams 2k and 2k + 1 of the seed for the k-th
@@ -444,8 +448,10 @@ struct sim_line {
 	struct sim_task *gated; /* tasks waiting for progress, by gate */
 };
 
+/* A CPU, on a cache line of its own (setup.c): what a charge, a tick and
+ * a switch read of it. */
 struct sim_cpu {
-	struct sim_task *curr;
+	_Alignas(64) struct sim_task *curr;
 	int64_t exec_start;
 	struct sim_timer burst;
 	struct list_head tasks; /* runnable tasks here, in arrival order */
@@ -453,8 +459,6 @@ struct sim_cpu {
 	bool resched;          /* on the resched list */
 	bool idle;
 	int64_t busy_since;    /* when it last stopped being idle */
-	uint64_t switches;
-	int64_t busy_ns;
 };
 
 enum sim_pending_op { SIM_OP_THROTTLE, SIM_OP_UNTHROTTLE };
@@ -480,7 +484,8 @@ struct cfsbw_sim {
 	struct sim_evq evq;
 	void *evq_mem;
 	struct sim_rng rng;
-	struct sim_cpu *cpus;
+	struct sim_cpu *cpus;      /* [nr_cpus], on cache lines of their own */
+	void *cpus_mem;            /* their allocation */
 	struct sim_group **groups; /* in creation order; [0] is the root */
 	size_t nr_groups;
 	struct sim_task *tasks;
