@@ -1,0 +1,110 @@
+/*
+ * pgo_train.c - the run gcc's profile-guided optimisation learns the core
+ * and the simulator from (Makefile, "PGO"): each scenario file named on
+ * the command line (scenarios/ and bench/fidelity/), on 2, 16 and 64
+ * CPUs, under each of the three policies, 20 simulated seconds each.
+ * What the optimiser sees is what users run, never the benchmarks' own
+ * cases: bench_sim measures the result on scenarios it was not shown.
+ *
+ * A combination a file refuses (a policy without a file it sets) is
+ * skipped; a file that cannot be read or parsed at all, or a run that
+ * fails, fails the build.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfsbw_sim.h"
+
+/* The whole file, NUL-terminated (NULL: errno says why). */
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *text = NULL;
+	long size;
+	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 &&
+	    fseek(f, 0, SEEK_SET) == 0 &&
+	    (text = malloc((size_t)size + 1)) != NULL) {
+		if (fread(text, 1, (size_t)size, f) == (size_t)size) {
+			text[size] = '\0';
+		} else {
+			free(text);
+			text = NULL;
+			errno = EIO;
+		}
+	}
+	fclose(f);
+	return text;
+}
+
+/* One run of the file's text on cpus CPUs under policy: 0 done, 1 the
+ * combination is refused (not run), -1 the run failed. */
+static int train_one(const char *path, const char *text, unsigned cpus,
+		     enum cfsbw_policy policy)
+{
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s;
+	int rc = 1;
+
+	cfsbw_sim_scenario_init(&sc);
+	if (cfsbw_sim_scenario_parse(&sc, text, &err)) {
+		fprintf(stderr, "pgo_train: %s:%u: %s\n", path, err.line,
+			err.msg);
+		rc = -1;
+		goto out;
+	}
+	sc.nr_cpus = cpus;
+	sc.policy = policy;
+	sc.duration_ns = 20 * CFSBW_NSEC_PER_SEC;
+	if (cfsbw_sim_create(&sc, &s, &err))
+		goto out; /* refused on this policy: not a failure */
+	if (cfsbw_sim_run(s)) {
+		fprintf(stderr, "pgo_train: %s: the run failed\n", path);
+		rc = -1;
+	} else {
+		rc = 0;
+	}
+	cfsbw_sim_free(s);
+out:
+	cfsbw_sim_scenario_free(&sc);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const unsigned cpus[] = {2, 16, 64};
+	static const enum cfsbw_policy policies[] = {
+		CFSBW_POLICY_V4, CFSBW_POLICY_UPSTREAM, CFSBW_POLICY_HARDLIMITS};
+	unsigned runs = 0;
+
+	if (argc < 2) {
+		fputs("usage: pgo_train SCENARIO.sim...\n", stderr);
+		return 2;
+	}
+	for (int i = 1; i < argc; i++) {
+		char *text = read_file(argv[i]);
+		if (!text) {
+			fprintf(stderr, "pgo_train: %s: %s\n", argv[i],
+				strerror(errno ? errno : ENOMEM));
+			return 1;
+		}
+		for (size_t c = 0; c < sizeof(cpus) / sizeof(cpus[0]); c++)
+			for (size_t p = 0;
+			     p < sizeof(policies) / sizeof(policies[0]); p++) {
+				int rc = train_one(argv[i], text, cpus[c],
+						   policies[p]);
+				if (rc < 0) {
+					free(text);
+					return 1;
+				}
+				runs += rc == 0;
+			}
+		free(text);
+	}
+	printf("pgo_train: %u runs of %d files\n", runs, argc - 1);
+	return 0;
+}
