@@ -28,12 +28,17 @@ static void migrate_task(struct cfsbw_sim *s, struct sim_task *t, unsigned dst,
  * Whether queued task t may move from src to dst.  R8: never the running
  * task, never a task under a throttled entity on either side
  * (throttled_lb_pair): it could not run on src and would wait under the
- * same limit on dst.
+ * same limit on dst.  On src, the task's own state says it (a queued task
+ * is SIM_TS_THROTTLED exactly while the core throttles its group there,
+ * itself or through an ancestor: task_attach, schedule_cpu,
+ * set_queued_states), read from the line the list walk is on: four in
+ * five of the tasks a balancing pass looks at are throttled, and asking
+ * the core read a line of its accounts for each.
  */
 static bool can_migrate(const struct cfsbw_sim *s, const struct sim_task *t,
 			unsigned src, unsigned dst)
 {
-	return t != s->cpus[src].curr && !cfsbw_throttled(t->g->cg, src) &&
+	return t != s->cpus[src].curr && t->state != SIM_TS_THROTTLED &&
 	       !cfsbw_throttled(t->g->cg, dst);
 }
 
