@@ -136,9 +136,14 @@ $(BUILD)/%.o: %.c
 # runs 3% (bench_sim issue) to 20% (ticks) faster, the output the same
 # (docs/sim.md "Speed").  Both compiles of a file are given the same
 # auxiliary name (-dumpdir, -dumpbase): gcc names a static function's
-# counts after it.  make PGO= builds without.
+# counts after it.  Not when cross-compiling (the trainer must run here);
+# make PGO= builds without.
 ifneq ($(LTO),)
+ifeq ($(filter $(shell uname -m)-%,$(shell $(CC) -dumpmachine 2>/dev/null)),)
+PGO ?=
+else
 PGO ?= 1
+endif
 endif
 ifeq ($(PGO),1)
 PGO_DIR := $(BUILD)/pgo
