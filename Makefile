@@ -55,7 +55,9 @@ AR := gcc-ar
 endif
 endif
 
-ALL_CFLAGS := -std=c11 $(WARNINGS) $(CFLAGS) $(LTO) -MMD -MP -Iinclude -Isrc
+# BASE_CFLAGS: also the profile-guided build's instrumented compile.
+BASE_CFLAGS := -std=c11 $(WARNINGS) $(CFLAGS) -MMD -MP -Iinclude -Isrc
+ALL_CFLAGS := $(BASE_CFLAGS) $(LTO)
 ALL_LDFLAGS := $(LDFLAGS) $(LTO) $(if $(LTO),$(CFLAGS))
 LDLIBS := -lm -pthread
 
@@ -156,8 +158,8 @@ pgo_aux = -dumpdir $(abspath $(PGO_DIR)/profile)/ -dumpbase $(subst /,-,$<)
 
 $(PGO_DIR)/gen/%.o: %.c
 	@mkdir -p $(@D) $(PGO_DIR)/profile
-	$(CC) -std=c11 $(WARNINGS) $(CFLAGS) -MMD -MP -Iinclude -Isrc \
-		-fprofile-generate -fprofile-update=single $(pgo_aux) -c $< -o $@
+	$(CC) $(BASE_CFLAGS) -fprofile-generate -fprofile-update=single \
+		$(pgo_aux) -c $< -o $@
 
 $(PGO_DIR)/pgo_train: $(PGO_GEN_OBJ)
 	$(CC) $(CFLAGS) -fprofile-generate -o $@ $^ $(LDLIBS)

@@ -143,16 +143,15 @@ static void *zalloc_lines(struct cfsbw_sim *s, size_t n, size_t size,
 
 static int add_group(struct cfsbw_sim *s, struct cfsbw_group *cg)
 {
+	/* the group, then its entities per CPU, in one allocation: a
+	 * sim_group is a whole number of cache lines, so they start on one */
 	void *mem;
-	struct sim_group *g = zalloc_lines(s, 1, sizeof(*g), &mem);
+	struct sim_group *g = zalloc_lines(
+		s, 1, sizeof(*g) + (size_t)s->nr_cpus * sizeof(*g->pc), &mem);
 	if (!g)
 		return -ENOMEM;
 	g->mem = mem;
-	g->pc = zalloc_lines(s, s->nr_cpus, sizeof(*g->pc), &g->pc_mem);
-	if (!g->pc) {
-		cfsbw_sim__free(s, mem);
-		return -ENOMEM;
-	}
+	g->pc = (struct sim_gcpu *)(void *)(g + 1);
 	g->cg = cg;
 	g->index = (unsigned)s->nr_groups;
 	g->depth = cfsbw_group_depth(cg);
@@ -441,7 +440,6 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 	if (s->lines)
 		cfsbw_sim__lat_free(s);
 	for (size_t i = 0; i < s->nr_groups; i++) {
-		cfsbw_sim__free(s, s->groups[i]->pc_mem);
 		cfsbw_sim__free(s, s->groups[i]->mem);
 	}
 	cfsbw_tree_free(s->tree);

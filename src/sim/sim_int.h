@@ -248,7 +248,7 @@ struct sim_gcpu {
 struct sim_group {
 	_Alignas(64) struct cfsbw_group *cg;
 	struct sim_group *parent;
-	struct sim_gcpu *pc;    /* [nr_cpus] */
+	struct sim_gcpu *pc;    /* [nr_cpus], right after the group */
 	uint64_t tg_load;       /* R8: runnable load of unthrottled queues */
 	int64_t usage_ns;       /* CPU time of the group's own tasks during
 				 * the run; of its subtree after it
@@ -256,8 +256,7 @@ struct sim_group {
 	unsigned shares;
 	unsigned index;
 	unsigned depth;
-	void *pc_mem;           /* pc's allocation (pc is aligned in it) */
-	void *mem;              /* the group's own allocation */
+	void *mem;              /* the allocation of the group and its pc */
 	uint64_t throttles;
 	struct sim_timer period_timer, slack_timer, sample_timer;
 	/* timeline */
