@@ -8,13 +8,18 @@
  *   - wake-ups: 8 CPUs, 2000 short duty tasks, where sleep, wake-up
  *     placement and preemption dominate;
  *   - 4096 CPUs: 9000 tasks, a group limited to 1000 CPUs, where idle
- *     CPUs, balancing and refreshes of 4096 accounts weigh.
+ *     CPUs, balancing and refreshes of 4096 accounts weigh;
+ *   - tenants: 64 CPUs, one group limited to 16 CPUs over 2000 groups of
+ *     one duty task each (a daemon's tenants under one limit), where the
+ *     limited group throttles and is released on every CPU every period,
+ *     with two thousand groups below it.
  * An event is one timer the machine fires (a CPU's tick, the end of a
  * burst, a wake-up or arrival, a period or slack timer, a balancing pass).
  * Each figure is the best of REPEATS runs, in wall time and in the
  * thread's CPU time (what a shared machine distorts less: time the thread
  * waited for a CPU is not counted).  `bench_sim CASE...` runs only
- * the cases named (issue, ticks, wakeups, 4096cpus): to compare two builds
+ * the cases named (issue, ticks, wakeups, 4096cpus, tenants): to compare
+ * two builds
  * case by case, alternately (bench/README.md).
  */
 #include <inttypes.h>
@@ -137,10 +142,11 @@ int main(int argc, char **argv)
 	nr_only = argc - 1;
 	for (int i = 0; i < nr_only; i++)
 		if (strcmp(only[i], "issue") && strcmp(only[i], "ticks") &&
-		    strcmp(only[i], "wakeups") && strcmp(only[i], "4096cpus")) {
+		    strcmp(only[i], "wakeups") && strcmp(only[i], "4096cpus") &&
+		    strcmp(only[i], "tenants")) {
 			fprintf(stderr,
 				"bench_sim: no case %s (issue, ticks, wakeups, "
-				"4096cpus)\n",
+				"4096cpus, tenants)\n",
 				only[i]);
 			return 2;
 		}
@@ -197,6 +203,16 @@ int main(int argc, char **argv)
 		"task /b duty run=2ms sleep=8ms phase=random count=3000\n"
 		"task / requests rate=10/s service=exp:5ms count=1000\n");
 	run("4096cpus", t.p);
+
+	t.len = 0;
+	add(&t, "cpus 64\nhz 250\nduration 10s\n"
+		"group /tenants cpu.cfs_quota_us=1600000 "
+		"cpu.cfs_period_us=100000\n");
+	for (int i = 0; i < 2000; i++)
+		add(&t, "group /tenants/t%d\n"
+			"task /tenants/t%d duty run=2ms sleep=30ms\n",
+		    i, i);
+	run("tenants", t.p);
 	free(t.p);
 	return 0;
 }

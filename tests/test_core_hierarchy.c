@@ -128,6 +128,50 @@ TEST(new_child_of_throttled_parent, "R11")
 	drv_fini(&d);
 }
 
+/*
+ * R11 through groups without a limit, and R4 on the way: /a (1 ms) over
+ * /a/b (unlimited) over /a/b/c (unlimited).  a throttles on rq 0: c,
+ * two levels down with no limit between, is throttled there and not on
+ * rq 1.  Then b gets a limit of its own and keeps c throttled while a
+ * is; a made unlimited (R4: its throttled accounts run again at once)
+ * lets c run, b being fine.
+ */
+TEST(throttled_through_unlimited_groups, "R11 R4")
+{
+	struct drv d;
+	drv_init(&d, 2, CFSBW_POLICY_V4);
+	struct cfsbw_group *a = drv_group(&d, "/a", 1000, 0);
+	struct cfsbw_group *b = drv_group(&d, "/a/b", -1, 0);
+	struct cfsbw_group *c = drv_group(&d, "/a/b/c", -1, 0);
+	drv_enqueue(&d, c, 0);
+	drv_enqueue(&d, c, 1);
+	d.now = MS(2);
+	ASSERT_TRUE(drv_charge(&d, c, 0, MS(2))); /* a: -2 + 1 */
+	ASSERT_TRUE(cfsbw_account_throttled(a, 0));
+	ASSERT_FALSE(cfsbw_account_throttled(b, 0));
+	ASSERT_FALSE(cfsbw_account_throttled(c, 0));
+	ASSERT_TRUE(cfsbw_throttled(b, 0));
+	ASSERT_TRUE(cfsbw_throttled(c, 0));
+	ASSERT_FALSE(cfsbw_throttled(c, 1));
+	ASSERT_FALSE(cfsbw_throttled(a, 1));
+	ASSERT_UINT(cfsbw_rq_nr_running(d.tree, 0), ==, 0);
+
+	ASSERT_INT(drv_write(&d, b, "cpu.cfs_quota_us", "50000"), ==, 0);
+	ASSERT_FALSE(cfsbw_account_throttled(b, 0));
+	ASSERT_TRUE(cfsbw_throttled(c, 0));
+	ASSERT_TRUE(drv_charge(&d, c, 0, 0)); /* still a's to give */
+
+	ASSERT_INT(drv_write(&d, a, "cpu.cfs_quota_us", "-1"), ==, 0);
+	ASSERT_FALSE(cfsbw_account_throttled(a, 0));
+	ASSERT_FALSE(cfsbw_throttled(b, 0));
+	ASSERT_FALSE(cfsbw_throttled(c, 0));
+	ASSERT_UINT(drv_count(&d, DRV_UNTHROTTLE, a, 0), ==, 1);
+	ASSERT_UINT(cfsbw_rq_nr_running(d.tree, 0), ==, 1);
+	ASSERT_FALSE(drv_charge(&d, c, 0, MS(1))); /* b's 50 ms now */
+	ASSERT_UINT(d.nr_bad_events, ==, 0);
+	drv_fini(&d);
+}
+
 /* R8: the throttled state the drivers' balancing and fair-share code read
  * is per rq: other rqs of the same groups are untouched. */
 TEST(throttled_state_is_per_rq, "R8")
@@ -443,6 +487,7 @@ TEST(child_unthrottle_restarts_parent_timer, "R10 R11")
 TEST_MAIN(TEST_ENTRY(child_blocked_by_parent)
 	  TEST_ENTRY(own_throttle_survives_parent_unthrottle)
 	  TEST_ENTRY(new_child_of_throttled_parent)
+	  TEST_ENTRY(throttled_through_unlimited_groups)
 	  TEST_ENTRY(throttled_state_is_per_rq)
 	  TEST_ENTRY(nr_running_follows_throttling)
 	  TEST_ENTRY(settings_are_independent) TEST_ENTRY(tightest_limit_binds)

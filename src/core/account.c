@@ -77,15 +77,12 @@ bool cfsbw_charge(struct cfsbw_group *g, unsigned rq, int64_t delta_ns,
 			account_charge_slow(b, a, delta_ns, now_ns);
 	}
 out:
-	/* R11: throttled itself or through any ancestor. */
-	return atomic_load_explicit(&group_acct(g, rq)->throttle_count,
-				    memory_order_relaxed) > 0;
+	return group_throttled(g, rq);
 }
 
 bool cfsbw_throttled(const struct cfsbw_group *g, unsigned rq)
 {
-	return atomic_load_explicit(&group_acct(g, rq)->throttle_count,
-				    memory_order_relaxed) > 0;
+	return group_throttled(g, rq);
 }
 
 bool cfsbw_account_throttled(const struct cfsbw_group *g, unsigned rq)

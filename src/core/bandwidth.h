@@ -71,8 +71,6 @@ struct cfsbw_account {
 	_Alignas(64) int64_t runtime_remaining;
 	/* R7: this account is throttled (on its pool's throttled list). */
 	atomic_int throttled;
-	/* R11: throttled accounts at or above this one on this runqueue. */
-	atomic_int throttle_count;
 	/* R9: runnable tasks below, not counting throttled sub-trees below. */
 	unsigned h_nr_running;
 	unsigned rq; /* which runqueue: the index in its group */
@@ -185,6 +183,22 @@ static inline bool group_limited(const struct cfsbw_group *g)
 static inline struct cfsbw_group *group_first_limited(struct cfsbw_group *g)
 {
 	return g->bw_first;
+}
+
+/*
+ * R11: g is throttled on rq itself or through an ancestor.  Only a group
+ * with a finite quota ever throttles, so the walk up the limited groups
+ * (the chain a charge has just walked) meets every account that can: a
+ * load or two, where a count in every account of the subtree cost a walk
+ * of the whole subtree at each throttle and each release.
+ */
+static inline bool group_throttled(const struct cfsbw_group *g, unsigned rq)
+{
+	for (const struct cfsbw_group *b = g->bw_first; b; b = b->bw_up)
+		if (atomic_load_explicit(&group_acct(b, rq)->throttled,
+					 memory_order_relaxed))
+			return true;
+	return false;
 }
 
 /* g's bw_first from its quota and bw_up: wherever either changes. */

@@ -1,12 +1,12 @@
 /*
- * hierarchy.c - what a throttle means below and above the throttled
- * account, on its runqueue:
- *  - R11: every account in the group's subtree counts one more throttled
- *    level (throttle_count), so "is this task's group effectively
- *    throttled?" is one load on the accounting path, whatever the depth.
+ * hierarchy.c - what a throttle means above the throttled account, on
+ * its runqueue:
  *  - R9 (seed 007): the runnable tasks below a throttled account vanish
  *    from its ancestors' counts, so the root count says whether the
  *    runqueue has anything that can run.
+ *  - R11 writes nothing below it: "is this group effectively throttled?"
+ *    reads the throttled flags of the limited groups from it up
+ *    (group_throttled()), the chain every charge walks anyway.
  * The period timer's idle rule (R10) watches the same counts.
  */
 #include "core/bandwidth.h"
@@ -95,17 +95,11 @@ static void propagate_h_nr(struct cfsbw_group *g, unsigned rq, int delta,
 void cfsbw__hierarchy_throttle(struct cfsbw_group *g, unsigned rq,
 			       int64_t now_ns)
 {
-	for (struct cfsbw_group *d = g; d; d = group_next_pre(d, g))
-		atomic_fetch_add_explicit(&group_acct(d, rq)->throttle_count, 1,
-					  memory_order_relaxed);
 	propagate_h_nr(g, rq, -(int)group_acct(g, rq)->h_nr_running, now_ns);
 }
 
 void cfsbw__hierarchy_unthrottle(struct cfsbw_group *g, unsigned rq,
 			    int64_t now_ns)
 {
-	for (struct cfsbw_group *d = g; d; d = group_next_pre(d, g))
-		atomic_fetch_sub_explicit(&group_acct(d, rq)->throttle_count, 1,
-					  memory_order_relaxed);
 	propagate_h_nr(g, rq, (int)group_acct(g, rq)->h_nr_running, now_ns);
 }

@@ -86,8 +86,6 @@ void cfsbw_rq_offline(struct cfsbw_tree *tree, unsigned rq, int64_t now_ns)
 							  memory_order_relaxed);
 		}
 		a->h_nr_running = 0;
-		atomic_store_explicit(&a->throttle_count, 0,
-				      memory_order_relaxed);
 		spin_unlock(&pool->lock);
 	}
 }

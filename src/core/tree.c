@@ -72,9 +72,6 @@ static void account_init(struct cfsbw_group *g, unsigned rq)
 	a->h_nr_running = 0;
 	list_init(&a->throttled_link);
 	atomic_init(&a->throttled, 0);
-	atomic_init(&a->throttle_count,
-		    g->parent ? atomic_load(&group_acct(g->parent, rq)->throttle_count)
-			      : 0);
 }
 
 /*
@@ -98,8 +95,6 @@ static int group_reserve_accounts(struct cfsbw_group *g, unsigned cap)
 		struct cfsbw_account *from = &g->acct[rq], *to = &acct[rq];
 		to->runtime_remaining = from->runtime_remaining;
 		atomic_init(&to->throttled, atomic_load(&from->throttled));
-		atomic_init(&to->throttle_count,
-			    atomic_load(&from->throttle_count));
 		to->h_nr_running = from->h_nr_running;
 		to->rq = rq;
 		to->hl_runtime = from->hl_runtime;
