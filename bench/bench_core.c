@@ -5,7 +5,9 @@
  *     against an out-of-line subtract-and-compare of the same shape;
  *   - a charge that acquires a slice from the pool (lock, take, give);
  *   - a period refresh that unthrottles K accounts, K = 1 .. 4096, and the
- *     same K with many more runqueues and groups (the cost must follow K);
+ *     same K with many more runqueues and groups, beside the group or
+ *     under it (the cost must follow K, not the groups below: R11 is read
+ *     up the path, nothing is written down the subtree);
  *   - a charge at hierarchy depths 1, 4 and 16, with every level limited
  *     (R5 charges each) and with only the leaf limited (unlimited
  *     ancestors must cost nothing).
@@ -159,10 +161,11 @@ static double bench_slice(long n)
  * it.  The slice S is chosen so the quota, K slices, is at least 1 ms: each
  * round every account runs its slice dry against an empty pool and
  * throttles, and the refresh hands the whole quota back out.  The tree has
- * nr_rq runqueues and extra_groups other limited groups, all idle.
- * Returns ns per refresh.
+ * nr_rq runqueues, extra_groups other limited groups and `below` unlimited
+ * groups under the throttled one, all idle.  Returns ns per refresh.
  */
-static double bench_refresh(unsigned k, unsigned nr_rq, unsigned extra_groups)
+static double bench_refresh(unsigned k, unsigned nr_rq, unsigned extra_groups,
+			    unsigned below)
 {
 	struct cfsbw_tree *tree = tree_new(nr_rq);
 	unsigned slice_us = (1000 + k - 1) / k;
@@ -175,6 +178,10 @@ static double bench_refresh(unsigned k, unsigned nr_rq, unsigned extra_groups)
 	}
 	snprintf(text, sizeof text, "%u", k * slice_us);
 	struct cfsbw_group *g = group_new(tree, "/g", text, "1000000");
+	for (unsigned i = 0; i < below; i++) {
+		snprintf(text, sizeof text, "/g/c%u", i);
+		group_new(tree, text, NULL, NULL);
+	}
 	for (unsigned rq = 0; rq < k; rq++)
 		cfsbw_task_enqueue(g, rq, 0);
 	int64_t delta = (int64_t)slice_us * CFSBW_NSEC_PER_USEC;
@@ -289,7 +296,7 @@ int main(void)
 	       "ns/refresh", "ns/account");
 	double r1 = 0, k4096 = 0;
 	for (unsigned k = 1; k <= 4096; k *= 4) {
-		double ns = bench_refresh(k, k, 0);
+		double ns = bench_refresh(k, k, 0, 0);
 		if (k == 1)
 			r1 = ns;
 		k4096 = ns;
@@ -298,12 +305,15 @@ int main(void)
 		printf("%-36s %6u %6u %12.1f %12.2f\n", label, k, 1, ns,
 		       ns / k);
 	}
-	double wide = bench_refresh(64, 4096, 0);
+	double wide = bench_refresh(64, 4096, 0, 0);
 	printf("%-36s %6u %6u %12.1f %12.2f\n", "unthrottle K=64, many rqs", 4096,
 	       1, wide, wide / 64);
-	double many = bench_refresh(64, 64, 1000);
+	double many = bench_refresh(64, 64, 1000, 0);
 	printf("%-36s %6u %6u %12.1f %12.2f\n", "unthrottle K=64, many groups", 64,
 	       1001, many, many / 64);
+	double under = bench_refresh(64, 64, 0, 1000);
+	printf("%-36s %6u %6u %12.1f %12.2f\n", "unthrottle K=64, 1000 below it",
+	       64, 1001, under, under / 64);
 	printf("\nrefresh K=4096 / K=1: %.0fx (linear in K would be 4096x at "
 	       "most)\n",
 	       k4096 / r1);

@@ -64,20 +64,26 @@ bool cfsbw_charge(struct cfsbw_group *g, unsigned rq, int64_t delta_ns,
 	 */
 	if (unlikely((uint64_t)delta_ns > (uint64_t)CFSBW_CHARGE_MAX_NS)) {
 		if (delta_ns < 0)
-			goto out;
+			return group_throttled(g, rq);
 		delta_ns = CFSBW_CHARGE_MAX_NS;
 	}
 	/*
 	 * R5: this group and every limited ancestor, nothing else.  A zero
-	 * charge checks for runtime before a task runs.
+	 * charge checks for runtime before a task runs.  R11 on the way: the
+	 * accounts charged are those that can throttle g, and one that took
+	 * the fast path was not throttled (group_throttled() without a
+	 * second walk; a slow path only ever throttles its own account).
 	 */
+	bool throttled = false;
 	for (struct cfsbw_group *b = group_first_limited(g); b; b = b->bw_up) {
 		struct cfsbw_account *a = group_acct(b, rq);
-		if (!account_charge_fast(a, delta_ns))
+		if (!account_charge_fast(a, delta_ns)) {
 			account_charge_slow(b, a, delta_ns, now_ns);
+			throttled |= atomic_load_explicit(&a->throttled,
+							  memory_order_relaxed);
+		}
 	}
-out:
-	return group_throttled(g, rq);
+	return throttled;
 }
 
 bool cfsbw_throttled(const struct cfsbw_group *g, unsigned rq)
