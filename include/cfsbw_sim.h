@@ -333,6 +333,9 @@ struct cfsbw_sim_point {
 	uint64_t nr_periods, nr_throttled;
 	int64_t throttled_time_ns;
 	size_t nr_lines;
+	/* all such lines under the group: more than nr_lines when the rest
+	 * did not fit (a sweep says so; a plan with a latency target refuses) */
+	size_t nr_lines_all;
 	struct cfsbw_sim_point_line lines[CFSBW_SIM_POINT_MAX_LINES];
 };
 

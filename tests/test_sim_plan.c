@@ -9,6 +9,8 @@
  * with the series a reader looks for.
  */
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -257,8 +259,71 @@ TEST(svg_timeline_has_use_quota_and_throttled_stretches, "issue-14")
 	ASSERT_TRUE(strstr(out, "id=\"used-/\"") == NULL);
 }
 
+/* A scenario of n request lines under /app, in a file of its own. */
+static bool write_lines(char *path, size_t size, unsigned n)
+{
+	snprintf(path, size, "/tmp/cfsbw-test-lines-XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return false;
+	FILE *f = fdopen(fd, "w");
+	if (!f)
+		return false;
+	fprintf(f, "cpus 2\nduration 2s\npolicy upstream\n"
+		   "group /app cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n");
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "task /app requests rate=20/s service=exp:2ms\n");
+	return fclose(f) == 0;
+}
+
+/*
+ * A sweep shows the latencies of at most 8 task lines: with 10 under the
+ * group it says so (text and JSON); a plan with a latency target cannot
+ * check lines it does not see, so it refuses (exit 2, naming the flag)
+ * where it would have answered from 8 of them; at 8 lines both work.
+ */
+TEST(sweep_and_plan_say_what_lines_they_leave_out, "issue-14")
+{
+	static const struct {
+		unsigned lines;
+		const char *note, *json; /* note NULL: none */
+		int plan_status;
+		const char *plan_says;
+	} cases[] = {
+		{10,
+		 "(the first 8 of the 10 task lines with latencies under /app: "
+		 "a sweep shows at most 8)",
+		 "\"lines_not_shown\": 2,", 2,
+		 "cfsbw plan: --p99 '5ms': /app has 10 task lines with "
+		 "latencies, and a plan watches at most 8"},
+		{8, NULL, "\"lines_not_shown\": 0,", 0, "smallest quota:"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char file[64], args[256];
+		ASSERT_TRUE(write_lines(file, sizeof file, cases[i].lines));
+		snprintf(args, sizeof args,
+			 "sim %s --sweep cpu.cfs_quota_us=20ms", file);
+		ASSERT_INT(cfsbw(args, false, out, sizeof out), ==, 0);
+		ASSERT_HAS(out, "line 12: +p50 ms");
+		ASSERT_TRUE(strstr(out, "line 13:") == NULL);
+		if (cases[i].note)
+			ASSERT_HAS(out, cases[i].note);
+		else
+			ASSERT_TRUE(strstr(out, "a sweep shows") == NULL);
+		strcat(args, " --json");
+		ASSERT_INT(cfsbw(args, false, out, sizeof out), ==, 0);
+		ASSERT_HAS(out, cases[i].json);
+		snprintf(args, sizeof args, "plan %s --p99 5ms --seeds 1", file);
+		ASSERT_INT(cfsbw(args, true, out, sizeof out), ==,
+			   cases[i].plan_status);
+		ASSERT_HAS(out, cases[i].plan_says);
+		unlink(file);
+	}
+}
+
 TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(sweep_rows_in_value_order_and_deterministic)
 	  TEST_ENTRY(sweep_and_set_bad_input_exit_2)
+	  TEST_ENTRY(sweep_and_plan_say_what_lines_they_leave_out)
 	  TEST_ENTRY(svg_sweep_curves_are_xml_with_both_series)
 	  TEST_ENTRY(svg_timeline_has_use_quota_and_throttled_stretches))

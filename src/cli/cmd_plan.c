@@ -308,7 +308,7 @@ int cli_plan_main(int argc, char **argv)
 {
 	struct plan p = {.o = {.cmd = "plan"}, .target_bp = 1000,
 			 .target_p99_ns = -1, .seeds = 5};
-	const char *group = NULL, *period = NULL, *burst = NULL;
+	const char *group = NULL, *period = NULL, *burst = NULL, *p99 = NULL;
 	char cpus_buf[24];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -342,6 +342,7 @@ int cli_plan_main(int argc, char **argv)
 			if (!parse_pct(v, &p.target_bp))
 				return bad(a, v, "expected a percentage, e.g. 10%");
 		} else if (!strcmp(a, "--p99")) {
+			p99 = v;
 			const char *d = v[0] == '+' ? v + 1 : v;
 			size_t n = strlen(d);
 			if (!n || d[n - 1] < 'a' ||
@@ -423,6 +424,17 @@ int cli_plan_main(int argc, char **argv)
 		goto out;
 	if ((status = evaluate(&p, 0, -1, false, &base)))
 		goto out;
+	if (p.target_p99_ns >= 0 && base.nr_lines_all > base.nr_lines) {
+		/* a target on lines it cannot see would be met by luck */
+		char why[400];
+		snprintf(why, sizeof why,
+			 "%s has %zu task lines with latencies, and a plan "
+			 "watches at most %u: give the ones that matter a "
+			 "group of their own (--group)",
+			 p.group, base.nr_lines_all, CFSBW_SIM_POINT_MAX_LINES);
+		status = bad("--p99", p99, why);
+		goto out;
+	}
 	p.period_ns = p.period_us[0] ? strtoll(p.period_us, NULL, 10) * 1000
 				     : now.period_ns;
 	char a[32];

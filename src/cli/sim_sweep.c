@@ -275,6 +275,8 @@ static void print_json(const struct sweep *sw, const struct cfsbw_sim_point *pts
 	printf("{\"group\": \"%s\", \"file\": \"%s\", \"unlimited\":\n",
 	       sw->target.group, sw->target.file);
 	json_point("-1", &pts[0], &pts[0]);
+	printf(",\n \"lines_not_shown\": %zu",
+	       pts[0].nr_lines_all - pts[0].nr_lines);
 	printf(",\n \"values\": [\n");
 	for (size_t i = 0; i < sw->n; i++) {
 		json_point(sw->values[i], &pts[i + 1], &pts[0]);
@@ -382,6 +384,13 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 			print_row("unlimited", &pts[0], &pts[0]);
 			for (size_t i = 0; i < sw.n; i++)
 				print_row(sw.values[i], &pts[i + 1], &pts[0]);
+			if (pts[0].nr_lines_all > pts[0].nr_lines)
+				printf("(the first %zu of the %zu task lines with "
+				       "latencies under %s: a sweep shows at "
+				       "most %u)\n",
+				       pts[0].nr_lines, pts[0].nr_lines_all,
+				       sw.target.group,
+				       CFSBW_SIM_POINT_MAX_LINES);
 		}
 		if (svg && draw(&sw, pts, svg))
 			status = 1;

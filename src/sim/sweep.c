@@ -42,8 +42,9 @@ int cfsbw_sim_point_measure(const struct cfsbw_sim *s, const char *group,
 		if ((!r.latency.count && !r.exited) ||
 		    !in_subtree(r.spec->group, group))
 			continue;
+		out->nr_lines_all++;
 		if (out->nr_lines == CFSBW_SIM_POINT_MAX_LINES)
-			break;
+			continue;
 		struct cfsbw_sim_point_line *l = &out->lines[out->nr_lines++];
 		l->line = r.spec->line;
 		l->count = r.latency.count;
