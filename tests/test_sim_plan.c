@@ -280,7 +280,8 @@ static bool write_lines(char *path, size_t size, unsigned n)
  * A sweep shows the latencies of at most 8 task lines: with 10 under the
  * group it says so (text and JSON); a plan with a latency target cannot
  * check lines it does not see, so it refuses (exit 2, naming the flag)
- * where it would have answered from 8 of them; at 8 lines both work.
+ * where it would have answered from 8 of them, and without one it answers
+ * and says what it left out; at 8 lines all of them work and say nothing.
  */
 TEST(sweep_and_plan_say_what_lines_they_leave_out, "issue-14")
 {
@@ -317,6 +318,12 @@ TEST(sweep_and_plan_say_what_lines_they_leave_out, "issue-14")
 		ASSERT_INT(cfsbw(args, true, out, sizeof out), ==,
 			   cases[i].plan_status);
 		ASSERT_HAS(out, cases[i].plan_says);
+		/* without a latency target it answers, and says it too */
+		snprintf(args, sizeof args, "plan %s --seeds 1", file);
+		ASSERT_INT(cfsbw(args, false, out, sizeof out), ==, 0);
+		ASSERT_TRUE((strstr(out, "(the first 8 of its 10 task lines with "
+					 "latencies: a plan shows at most 8)") !=
+			     NULL) == (cases[i].note != NULL));
 		unlink(file);
 	}
 }

@@ -235,6 +235,11 @@ static void print_now(const struct cfsbw_sim_point *now,
 			       ms(a, sizeof a, x->p50_ns));
 		}
 	}
+	if (now->nr_lines_all > now->nr_lines)
+		printf("  (the first %zu of its %zu task lines with latencies: "
+		       "a plan shows at most %u)\n",
+		       now->nr_lines, now->nr_lines_all,
+		       CFSBW_SIM_POINT_MAX_LINES);
 }
 
 /* The seeds' answers, smallest to largest, and the recommendation. */
