@@ -16,29 +16,7 @@
 #include <string.h>
 
 #include "cfsbw_sim.h"
-
-/* The whole file, NUL-terminated (NULL: errno says why). */
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *text = NULL;
-	long size;
-	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 &&
-	    fseek(f, 0, SEEK_SET) == 0 &&
-	    (text = malloc((size_t)size + 1)) != NULL) {
-		if (fread(text, 1, (size_t)size, f) == (size_t)size) {
-			text[size] = '\0';
-		} else {
-			free(text);
-			text = NULL;
-			errno = EIO;
-		}
-	}
-	fclose(f);
-	return text;
-}
+#include "common/read_all.h"
 
 /* One run of the file's text on cpus CPUs under policy: 0 done, 1 the
  * combination is refused (not run), -1 the run failed. */
@@ -86,7 +64,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (int i = 1; i < argc; i++) {
-		char *text = read_file(argv[i]);
+		size_t len;
+		char *text = read_all(argv[i], CFSBW_SIM_MAX_INPUT_BYTES, &len);
 		if (!text) {
 			fprintf(stderr, "pgo_train: %s: %s\n", argv[i],
 				strerror(errno ? errno : ENOMEM));

@@ -15,54 +15,10 @@
 
 #include "cli/sim_load.h"
 #include "common/helpers.h"
+#include "common/read_all.h"
 
 /* the command, for messages: "sim" or "plan" */
 static const char *g_cmd = "sim";
-
-/* The whole file (or standard input) as a NUL-terminated string. */
-static char *read_all(const char *path, size_t *len_out)
-{
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	if (!f)
-		return NULL;
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (len < cap - 1) {
-			if (ferror(f)) {
-				free(buf);
-				buf = NULL;
-			}
-			break;
-		}
-		/* bounded: /dev/zero or a runaway pipe is refused, not read
-		 * until memory runs out (issue 16) */
-		if (len >= CFSBW_SIM_MAX_INPUT_BYTES) {
-			free(buf);
-			buf = NULL;
-			errno = EFBIG;
-			break;
-		}
-		char *nb = realloc(buf, cap * 2);
-		if (!nb) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = nb;
-		cap *= 2;
-	}
-	int saved = errno;
-	if (f != stdin)
-		fclose(f);
-	errno = saved;
-	if (buf)
-		buf[len] = '\0';
-	*len_out = len;
-	return buf;
-}
 
 /*
  * A NUL byte would end the text where the parser stops reading, and the
@@ -199,7 +155,7 @@ static int load_trace(const char *scenario, struct cfsbw_sim_task_spec *t)
 			 (int)(slash - scenario), scenario, t->trace_file);
 named:;
 	size_t len;
-	char *text = read_all(path, &len);
+	char *text = read_all(path, CFSBW_SIM_MAX_INPUT_BYTES, &len);
 	if (!text) {
 		if (scenario)
 			fprintf(stderr, "cfsbw %s: %s:%u: trace file '%s': %s\n",
@@ -471,7 +427,7 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 				  "file=%s\n", f);
 		sc->until_done = true;
 	} else {
-		text = read_all(o->file, &len);
+		text = read_all(o->file, CFSBW_SIM_MAX_INPUT_BYTES, &len);
 		if (!text) {
 			int e = errno;
 			fprintf(stderr, "cfsbw %s: %s: %s%s\n", g_cmd, o->file,
