@@ -408,35 +408,169 @@ TEST(replay_wakeups_wait_for_the_work_they_waited_for, "issue-14")
 	cfsbw_sim_scenario_free(&sc);
 }
 
+/* One task line replaying x under 13 ms per 100 ms on one CPU, and an
+ * rt-app task of 30 ms a second for 5 s. */
+#define LIMITED_13MS                                                           \
+	"cpus 1\nduration 10s\npolicy upstream\n"                              \
+	"group /app cpu.cfs_quota_us=13000 cpu.cfs_period_us=100000\n"         \
+	"task /app trace file=x\n"
+#define TIMER_30MS_A_SECOND                                                    \
+	"{\"global\": {\"duration\": 5},\n"                                    \
+	"\"tasks\": {\"req\": {\"loop\": -1, \"run\": 30000, "                \
+	"\"timer\": {\"ref\": \"t\", \"period\": 1000000}}}}"
+
+/* That scenario, more task lines after it, x read as that task. */
+static int parse_timer_case(struct cfsbw_sim_scenario *sc, const char *more,
+			    struct cfsbw_sim_error *err)
+{
+	char text[512];
+	snprintf(text, sizeof text, "%s%s", LIMITED_13MS, more);
+	cfsbw_sim_scenario_init(sc);
+	if (cfsbw_sim_scenario_parse(sc, text, err))
+		return -100;
+	return cfsbw_sim_replay_parse(&sc->tasks[0], TIMER_30MS_A_SECOND, err);
+}
+
 TEST(rtapp_timer_latency_and_duration, "issue-14")
 {
 	/* 30 ms each second under 13 ms per 100 ms, on a period grid that
 	 * starts with the task: 13 + 13 + 4 ms, done at 204 ms each time */
 	struct cfsbw_sim_scenario sc;
 	struct cfsbw_sim_error err;
-	cfsbw_sim_scenario_init(&sc);
-	ASSERT_INT(cfsbw_sim_scenario_parse(
-			   &sc,
-			   "cpus 1\nduration 10s\npolicy upstream\n"
-			   "group /app cpu.cfs_quota_us=13000 "
-			   "cpu.cfs_period_us=100000\n"
-			   "task /app trace file=x\n",
-			   &err),
-		   ==, 0);
-	ASSERT_INT(cfsbw_sim_replay_parse(
-			   &sc.tasks[0],
-			   "{\"global\": {\"duration\": 5},\n"
-			   "\"tasks\": {\"req\": {\"loop\": -1, "
-			   "\"run\": 30000, \"timer\": {\"ref\": \"t\", "
-			   "\"period\": 1000000}}}}",
-			   &err),
-		   ==, 0);
+	ASSERT_INT(parse_timer_case(&sc, "", &err), ==, 0);
 	struct cfsbw_sim_line_result r;
 	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
 	ASSERT_UINT(r.latency.count, ==, 5); /* 0, 1, 2, 3, 4 s; then 5 s */
 	ASSERT_NEAR((double)r.latency.p50_ns, 204e6, 4e6);
 	ASSERT_UINT(r.exited, ==, 1);
 	cfsbw_sim_scenario_free(&sc);
+}
+
+/* A replay as `cfsbw sim --replay` runs it: until its threads exit, with
+ * a day as the end it does not reach (src/cli/sim_load.c). */
+static int create_replay(const char *json, struct cfsbw_sim_scenario *sc,
+			 struct cfsbw_sim **s, struct cfsbw_sim_error *err)
+{
+	cfsbw_sim_scenario_init(sc);
+	if (cfsbw_sim_scenario_parse(sc,
+				     "cpus 2\ngroup /app\ntask /app trace "
+				     "file=x\n",
+				     err) ||
+	    cfsbw_sim_replay_parse(&sc->tasks[0], json, err))
+		return -100;
+	sc->until_done = true;
+	sc->duration_ns = 86400 * CFSBW_NSEC_PER_SEC;
+	return cfsbw_sim_create(sc, s, err);
+}
+
+TEST(rtapp_forever_loop_ends_with_global_duration, "issue-14")
+{
+	/* rt-app's usual shape: tasks looped for ever ("loop": -1), the run
+	 * ended by global.duration.  12 tasks of 2 ms every 16 ms for 2 s
+	 * are 3000 events, where the same loops to the replay's day of
+	 * duration would be 1.3e8 cycles, over the default budget (1e9
+	 * events), which refused the file before.  The events budget counts
+	 * each thread to its own end. */
+	char json[2048];
+	size_t len = (size_t)snprintf(json, sizeof json,
+				      "{\"global\": {\"duration\": 2},\n"
+				      "\"tasks\": {");
+	for (int i = 0; i < 12; i++)
+		len += (size_t)snprintf(json + len, sizeof json - len,
+					"%s\"t%d\": {\"loop\": -1, \"run\": "
+					"2000, \"timer\": {\"ref\": \"r%d\", "
+					"\"period\": 16000}}",
+					i ? ", " : "", i, i);
+	snprintf(json + len, sizeof json - len, "}}");
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s;
+	ASSERT_INT(create_replay(json, &sc, &s, &err), ==, 0);
+	cfsbw_sim_run(s);
+	struct cfsbw_sim_line_result r;
+	struct cfsbw_sim_totals tot;
+	cfsbw_sim_line_result(s, 0, &r);
+	cfsbw_sim_totals(s, &tot);
+	ASSERT_UINT(r.exited, ==, 12);
+	ASSERT_UINT(r.completed, ==, 12 * 125); /* 125 cycles of 16 ms */
+	ASSERT_INT(tot.duration_ns, <=, 2 * CFSBW_NSEC_PER_SEC);
+	ASSERT_UINT(tot.events, <, 4000);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
+
+	/* without a duration a loop does run for the whole day: 1.7e9
+	 * events of 50 us every 100 us, refused, naming the line */
+	ASSERT_INT(create_replay("{\"tasks\": {\"t\": {\"loop\": -1, "
+				 "\"run\": 50, \"timer\": {\"ref\": \"r\", "
+				 "\"period\": 100}}}}",
+				 &sc, &s, &err),
+		   ==, -EINVAL);
+	ASSERT_UINT(err.line, ==, 3);
+	ASSERT_CONTAINS(err.msg, "over the budget");
+	cfsbw_sim_scenario_free(&sc);
+}
+
+TEST(rtapp_timer_latencies_are_reported, "issue-14")
+{
+	/* The report shows a timer task's latencies as it does a duty
+	 * task's (it showed none: only duty and requests lines had them):
+	 * 30 ms a second under 13 ms per 100 ms, 5 runs, each done about
+	 * 204 ms after its timer (rtapp_timer_latency_and_duration).  A
+	 * trace without timers has none to show. */
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s;
+	char *text = NULL, *json = NULL;
+	size_t tlen = 0, jlen = 0;
+	ASSERT_INT(parse_timer_case(&sc, "task /app trace file=y\n", &err), ==,
+		   0);
+	ASSERT_INT(cfsbw_sim_replay_parse(
+			   &sc.tasks[1],
+			   "{\"tasks\": {\"plain\": {\"run\": 1000, "
+			   "\"sleep\": 1000}}}",
+			   &err),
+		   ==, 0);
+	ASSERT_INT(cfsbw_sim_create(&sc, &s, &err), ==, 0);
+	cfsbw_sim_run(s);
+	FILE *f = open_memstream(&text, &tlen);
+	cfsbw_sim_report_text(s, "t", f);
+	fclose(f);
+	f = open_memstream(&json, &jlen);
+	cfsbw_sim_report_json(s, "t", f);
+	fclose(f);
+	struct cfsbw_sim_line_result r;
+	cfsbw_sim_line_result(s, 0, &r);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
+	ASSERT_UINT(r.latency.count, ==, 5);
+	ASSERT_NEAR((double)r.latency.p50_ns, 204e6, 4e6);
+	char p50[64];
+	snprintf(p50, sizeof p50, " %.3f ", (double)r.latency.p50_ns / 1e6);
+	/* the timer line: p50, p99 and max of its 5 runs */
+	const char *l5 = strstr(text, "\n5: /app trace file=x");
+	ASSERT_TRUE(l5 != NULL);
+	const char *end = strchr(l5 + 1, '\n');
+	ASSERT_TRUE(end != NULL);
+	char row[256];
+	snprintf(row, sizeof row, "%.*s", (int)(end - l5 - 1), l5 + 1);
+	ASSERT_CONTAINS(row, "(5 done)");
+	ASSERT_CONTAINS(row, p50);
+	/* the line without timers: no latency columns */
+	const char *l6 = strstr(text, "\n6: /app trace file=y");
+	ASSERT_TRUE(l6 != NULL);
+	end = strchr(l6 + 1, '\n');
+	ASSERT_TRUE(end != NULL);
+	snprintf(row, sizeof row, "%.*s", (int)(end - l6 - 1), l6 + 1);
+	ASSERT_TRUE(strstr(row, "done") == NULL);
+	/* JSON: a latency object for the timer line only */
+	const char *j5 = strstr(json, "{\"line\": 5,");
+	const char *j6 = strstr(json, "{\"line\": 6,");
+	ASSERT_TRUE(j5 != NULL && j6 != NULL && j5 < j6);
+	const char *lat = strstr(j5, "\"latency\": {\"count\": 5,");
+	ASSERT_TRUE(lat != NULL && lat < j6);
+	ASSERT_TRUE(strstr(j6, "\"latency\"") == NULL);
+	free(text);
+	free(json);
 }
 
 /* p99 of 20 ms every 50 ms under 13 ms per 100 ms, with the timer in
@@ -550,4 +684,6 @@ TEST_MAIN(TEST_ENTRY(cfsbw_trace_threads_and_steps)
 	  TEST_ENTRY(replay_wakeups_wait_for_the_work_they_waited_for)
 	  TEST_ENTRY(rtapp_timer_latency_and_duration)
 	  TEST_ENTRY(rtapp_timer_modes_when_late)
+	  TEST_ENTRY(rtapp_forever_loop_ends_with_global_duration)
+	  TEST_ENTRY(rtapp_timer_latencies_are_reported)
 	  TEST_ENTRY(command_names_trace_file_and_line))

@@ -37,13 +37,18 @@ static uint64_t cycles(int64_t duration_ns, int64_t cycle_ns)
 }
 
 /* Events of one replayed thread (or a plain trace): two per step, once,
- * or once per pass of its steps when it loops. */
+ * or once per pass of its steps when it loops, up to its own end if it
+ * has one (end_ns, 0: none): an rt-app task looped for ever under a
+ * global duration runs that long, not the day a replay is given to end. */
 static uint64_t trace_events(const struct cfsbw_sim_trace_step *steps,
-			     size_t n, bool loop, int64_t duration_ns)
+			     size_t n, bool loop, int64_t end_ns,
+			     int64_t duration_ns)
 {
 	uint64_t per_pass = sat_mul(2, (uint64_t)n);
 	if (!loop)
 		return per_pass;
+	if (end_ns > 0 && end_ns < duration_ns)
+		duration_ns = end_ns;
 	int64_t pass_ns = 0;
 	for (size_t i = 0; i < n && pass_ns < duration_ns; i++)
 		pass_ns += steps[i].run_ns + steps[i].sleep_ns;
@@ -72,12 +77,13 @@ static uint64_t line_events(const struct cfsbw_sim_task_spec *t,
 							   t->threads[i].steps,
 							   t->threads[i].nr_steps,
 							   t->threads[i].loop,
+							   t->threads[i].end_ns,
 							   duration_ns));
 			/* count is N times nr_threads: each thread N times */
 			return sat_mul(sum, t->count / t->nr_threads + 1);
 		}
 		per_task = trace_events(t->trace, t->trace_len, t->trace_loop,
-					duration_ns);
+					0, duration_ns);
 		break;
 	case CFSBW_SIM_WL_COUNT:
 		break;

@@ -129,9 +129,23 @@ static bool stat_shown(const struct cfsbw_sim *s, int upstream_only)
 	       cfsbw_tree_policy(s->tree) == CFSBW_POLICY_UPSTREAM;
 }
 
-static bool has_latency(enum cfsbw_sim_workload wl)
+/* Does the line measure latencies: duty cycles, requests, and a trace
+ * whose steps wait for an rt-app timer (workload.c)? */
+static bool has_latency(const struct cfsbw_sim_task_spec *t)
 {
-	return wl == CFSBW_SIM_WL_DUTY || wl == CFSBW_SIM_WL_REQUESTS;
+	if (t->workload == CFSBW_SIM_WL_DUTY ||
+	    t->workload == CFSBW_SIM_WL_REQUESTS)
+		return true;
+	if (t->workload != CFSBW_SIM_WL_TRACE)
+		return false;
+	for (size_t i = 0; i < t->trace_len; i++)
+		if (t->trace[i].timer_ns > 0)
+			return true;
+	for (size_t k = 0; k < t->nr_threads; k++)
+		for (size_t i = 0; i < t->threads[k].nr_steps; i++)
+			if (t->threads[k].steps[i].timer_ns > 0)
+				return true;
+	return false;
 }
 
 void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
@@ -209,13 +223,13 @@ void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 			fmt_sec(a, sizeof a, r.cpu_ns),
 			fmt_sec(b, sizeof b, r.wait_ns),
 			fmt_sec(c, sizeof c, r.throttled_ns));
-		if (has_latency(r.spec->workload) && r.latency.count)
+		if (has_latency(r.spec) && r.latency.count)
 			fprintf(f, " %10s %10s %10s  (%" PRIu64 " done",
 				fmt_ms(l50, sizeof l50, r.latency.p50_ns),
 				fmt_ms(l99, sizeof l99, r.latency.p99_ns),
 				fmt_ms(lmax, sizeof lmax, r.latency.max_ns),
 				r.latency.count);
-		else if (has_latency(r.spec->workload))
+		else if (has_latency(r.spec))
 			fprintf(f, " %10s %10s %10s  (0 done", "-", "-", "-");
 		if (r.spec->workload == CFSBW_SIM_WL_REQUESTS)
 			fprintf(f, ", %" PRIu64 " queued at the end", r.pending);
@@ -223,7 +237,7 @@ void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 			fprintf(f, "; out of memory: %" PRIu64
 				   " latencies not recorded",
 				r.latency_lost);
-		if (has_latency(r.spec->workload))
+		if (has_latency(r.spec))
 			fputc(')', f);
 		fputc('\n', f);
 	}
@@ -303,7 +317,7 @@ void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name, FILE *f)
 			fprintf(f, ", \"pending\": %" PRIu64, r.pending);
 		if (r.latency_lost)
 			fprintf(f, ", \"latency_lost\": %" PRIu64, r.latency_lost);
-		if (has_latency(r.spec->workload))
+		if (has_latency(r.spec))
 			fprintf(f, ", \"latency\": {\"count\": %" PRIu64
 				   ", \"p50_ns\": %" PRId64 ", \"p99_ns\": %" PRId64
 				   ", \"max_ns\": %" PRId64 ", \"mean_ns\": %" PRId64
