@@ -71,8 +71,7 @@ TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
 	ASSERT_INT(cfsbw("plan " MIXIN " --p99 5ms --seeds 2", false, out,
 			 sizeof out),
 		   ==, 0);
-	ASSERT_HAS(out, "p99 (a replay: its end) at most 5.000 ms later than "
-			"unlimited");
+	ASSERT_HAS(out, "periods, p99 at most 5.000 ms later than unlimited");
 	ASSERT_HAS(out, "\nsmallest quota: 30.000 ms per 100.000 ms");
 	/* with a burst as large as the quota, every request, the first one
 	 * too, finds quota + burst in the pool: writing the burst after the
@@ -259,21 +258,34 @@ TEST(svg_timeline_has_use_quota_and_throttled_stretches, "issue-14")
 	ASSERT_TRUE(strstr(out, "id=\"used-/\"") == NULL);
 }
 
-/* A scenario of n request lines under /app, in a file of its own. */
-static bool write_lines(char *path, size_t size, unsigned n)
+
+/* text in a file of its own, its path in path */
+static bool write_file(char *path, size_t size, const char *text)
 {
-	snprintf(path, size, "/tmp/cfsbw-test-lines-XXXXXX");
+	snprintf(path, size, "/tmp/cfsbw-test-plan-XXXXXX");
 	int fd = mkstemp(path);
 	if (fd < 0)
 		return false;
 	FILE *f = fdopen(fd, "w");
 	if (!f)
 		return false;
-	fprintf(f, "cpus 2\nduration 2s\npolicy upstream\n"
-		   "group /app cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n");
-	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "task /app requests rate=20/s service=exp:2ms\n");
+	fputs(text, f);
 	return fclose(f) == 0;
+}
+
+/* A scenario of n request lines under /app, in a file of its own. */
+static bool write_lines(char *path, size_t size, unsigned n)
+{
+	char text[4096];
+	size_t len = (size_t)snprintf(
+		text, sizeof text,
+		"cpus 2\nduration 2s\npolicy upstream\n"
+		"group /app cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n");
+	for (unsigned i = 0; i < n && len < sizeof text; i++)
+		len += (size_t)snprintf(
+			text + len, sizeof text - len,
+			"task /app requests rate=20/s service=exp:2ms\n");
+	return len < sizeof text && write_file(path, size, text);
 }
 
 /*
@@ -328,9 +340,42 @@ TEST(sweep_and_plan_say_what_lines_they_leave_out, "issue-14")
 	}
 }
 
+/*
+ * A latency target compares each line's p99 with the unlimited run's, or
+ * for a replay without latencies when it ended; the plan says which.  An
+ * rt-app task with a timer has latencies (expiry to the end of its run):
+ * its p99; a recorded trace has none: its end.
+ */
+TEST(plan_target_says_what_it_compares, "issue-14")
+{
+	static const struct {
+		const char *text, *says;
+	} cases[] = {
+		{"{\"global\": {\"duration\": 1}, \"tasks\": {\"t\": {\"loop\": "
+		 "-1, \"run\": 2000, \"timer\": {\"ref\": \"a\", \"period\": "
+		 "16000}}}}",
+		 "periods, p99 at most 5.000 ms later than unlimited"},
+		{"cfsbw-trace 1\nthread 10 10 app\nrun 10 0 20000000\n"
+		 "run 10 70000000 90000000\nend 100000000\n",
+		 "periods, the replay's end at most 5.000 ms later than "
+		 "unlimited"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char file[64], args[256];
+		ASSERT_TRUE(write_file(file, sizeof file, cases[i].text));
+		snprintf(args, sizeof args,
+			 "plan --replay %s --cpus 1 --p99 5ms --seeds 1", file);
+		int st = cfsbw(args, true, out, sizeof out);
+		unlink(file);
+		ASSERT_INT(st, ==, 0);
+		ASSERT_HAS(out, cases[i].says);
+	}
+}
+
 TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(sweep_rows_in_value_order_and_deterministic)
 	  TEST_ENTRY(sweep_and_set_bad_input_exit_2)
 	  TEST_ENTRY(sweep_and_plan_say_what_lines_they_leave_out)
+	  TEST_ENTRY(plan_target_says_what_it_compares)
 	  TEST_ENTRY(svg_sweep_curves_are_xml_with_both_series)
 	  TEST_ENTRY(svg_timeline_has_use_quota_and_throttled_stretches))
