@@ -100,12 +100,24 @@ TEST(sweep_rows_in_value_order_and_deterministic, "issue-14")
 	 * account (upstream, as Linux 6.18): 30 ms throttles as the task
 	 * goes to sleep, and counts nothing. */
 	ASSERT_HAS(row(out, "unlimited"), "0.030000         0.00        0.000");
-	ASSERT_HAS(row(out, "10000"), "0.030000        50.21       10.564         "
-				      "+176.000 +180.000   +180.000");
-	ASSERT_HAS(row(out, "20000"), "33.33        4.564          +76.000  "
+	ASSERT_HAS(row(out, "10000"), "0.030000        50.21       10.564          "
+				      "+176.000    +180.000    +180.000");
+	ASSERT_HAS(row(out, "20000"), "33.33        4.564           +76.000     "
 				      "+80.000");
-	ASSERT_HAS(row(out, "30000"), "0.83        0.000           +0.000");
-	ASSERT_HAS(row(out, "40000"), "0.00        0.000           +0.000");
+	ASSERT_HAS(row(out, "30000"), "0.83        0.000            +0.000");
+	ASSERT_HAS(row(out, "40000"), "0.00        0.000            +0.000");
+	/* the columns line up under their headings, whatever the line's
+	 * number: each value ends where its heading does */
+	const char *head = strstr(out, "\ncpu.cfs_quota_us ");
+	const char *r10 = strstr(out, "\n10000 ");
+	ASSERT_TRUE(head && r10);
+	size_t h50 = (size_t)(strstr(head, "+p50 ms") - head) + 7,
+	       h99 = (size_t)(strstr(head, "+p99 ms") - head) + 7,
+	       h999 = (size_t)(strstr(head, "+p99.9 ms") - head) + 9;
+	ASSERT_UINT((size_t)(strstr(r10, "+176.000") - r10) + 8, ==, h50);
+	ASSERT_UINT((size_t)(strstr(r10, "+180.000") - r10) + 8, ==, h99);
+	ASSERT_UINT((size_t)(strstr(r10, "+180.000\n") - r10) + 8, ==,
+		    h999);
 	ASSERT_TRUE(strstr(out, "\n10000 ") < strstr(out, "\n20000 "));
 	ASSERT_TRUE(strstr(out, "\n30000 ") < strstr(out, "\n40000 "));
 	/* the same bytes again, and from a list of the same values */

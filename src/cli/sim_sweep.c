@@ -190,6 +190,17 @@ static int sweep_job(size_t i, void *ctx, struct cfsbw_sim_point *out)
 	return rc;
 }
 
+/* A line's latency columns: under "line N: +p50 ms", its label's width,
+ * and room for ten thousand seconds late ("+10842.026") in the others. */
+#define P99_WIDTH 11
+#define P999_WIDTH 11
+static size_t p50_width(unsigned line)
+{
+	char label[48];
+	int n = snprintf(label, sizeof label, "line %u: +p50 ms", line);
+	return n > 0 ? (size_t)n : 0;
+}
+
 static void print_header(const struct sweep *sw,
 			 const struct cfsbw_sim_point *base)
 {
@@ -198,7 +209,8 @@ static void print_header(const struct sweep *sw,
 	for (size_t l = 0; l < base->nr_lines; l++) {
 		const struct cfsbw_sim_point_line *bl = &base->lines[l];
 		if (bl->count)
-			printf("  line %u: +p50 ms  +p99 ms  +p99.9 ms", bl->line);
+			printf("  line %u: +p50 ms %*s %*s", bl->line,
+			       P99_WIDTH, "+p99 ms", P999_WIDTH, "+p99.9 ms");
 		else
 			printf("  line %u: done s (+ s)", bl->line);
 	}
@@ -219,9 +231,12 @@ static void print_row(const char *value, const struct cfsbw_sim_point *p,
 		const struct cfsbw_sim_point_line *pl = &p->lines[l],
 						  *bl = &base->lines[l];
 		if (bl->count)
-			printf("  %15s %8s %10s",
+			printf("  %*s %*s %*s",
+			       (int)p50_width(bl->line),
 			       cli_fmt_ms(a, sizeof a, pl->p50_ns - bl->p50_ns, true),
+			       P99_WIDTH,
 			       cli_fmt_ms(b, sizeof b, pl->p99_ns - bl->p99_ns, true),
+			       P999_WIDTH,
 			       cli_fmt_ms(c, sizeof c, pl->p999_ns - bl->p999_ns,
 					  true));
 		else
