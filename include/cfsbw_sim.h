@@ -315,9 +315,10 @@ void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name,
 /*
  * sweep.c: one run's answer about one group's limit, for sweeps and plans
  * (plain data: it crosses a pipe from the command's workers unchanged).
- * Lines are the task lines with latencies or exits, in scenario order.
+ * Lines are the task lines with latencies or exits, in scenario order,
+ * the first 64 (a point is some 4 KB; tables print fewer, cli.h).
  */
-#define CFSBW_SIM_POINT_MAX_LINES 8
+#define CFSBW_SIM_POINT_MAX_LINES 64
 
 struct cfsbw_sim_point_line {
 	unsigned line;  /* the scenario's line */

@@ -296,16 +296,17 @@ static bool write_lines(char *path, size_t size, unsigned n)
 	for (unsigned i = 0; i < n && len < sizeof text; i++)
 		len += (size_t)snprintf(
 			text + len, sizeof text - len,
-			"task /app requests rate=20/s service=exp:2ms\n");
+			"task /app requests rate=5/s service=exp:2ms\n");
 	return len < sizeof text && write_file(path, size, text);
 }
 
 /*
- * A sweep shows the latencies of at most 8 task lines: with 10 under the
- * group it says so (text and JSON); a plan with a latency target cannot
- * check lines it does not see, so it refuses (exit 2, naming the flag)
- * where it would have answered from 8 of them, and without one it answers
- * and says what it left out; at 8 lines all of them work and say nothing.
+ * A sweep's table has columns for 8 task lines, its --json and a plan's
+ * checks up to 64: with 10 lines under the group the table says it shows
+ * 8 of them and --json all; a plan with a latency target checks all 10
+ * and prints 8; at 66 lines --json leaves 2 out and says so, and a plan
+ * with a latency target refuses (exit 2, naming the flag) rather than
+ * answer from some of them; at 8 lines nothing is said.
  */
 TEST(sweep_and_plan_say_what_lines_they_leave_out, "issue-14")
 {
@@ -313,15 +314,23 @@ TEST(sweep_and_plan_say_what_lines_they_leave_out, "issue-14")
 		unsigned lines;
 		const char *note, *json; /* note NULL: none */
 		int plan_status;
-		const char *plan_says;
+		const char *plan_says, *plan_note;
 	} cases[] = {
+		{66,
+		 "(the first 8 of the 66 task lines with latencies under /app: "
+		 "the table shows at most 8, --json the first 64)",
+		 "\"lines_not_shown\": 2,", 2,
+		 "cfsbw plan: --p99 '5ms': /app has 66 task lines with "
+		 "latencies, and a plan watches at most 64",
+		 "(the first 8 of its 66 task lines with latencies shown; a plan "
+		 "watches at most 64)"},
 		{10,
 		 "(the first 8 of the 10 task lines with latencies under /app: "
-		 "a sweep shows at most 8)",
-		 "\"lines_not_shown\": 2,", 2,
-		 "cfsbw plan: --p99 '5ms': /app has 10 task lines with "
-		 "latencies, and a plan watches at most 8"},
-		{8, NULL, "\"lines_not_shown\": 0,", 0, "smallest quota:"},
+		 "the table shows at most 8, --json all of them)",
+		 "\"lines_not_shown\": 0,", 0, ", and 2 more lines\n",
+		 "(the first 8 of its 10 task lines with latencies shown; a plan "
+		 "watches all 10)"},
+		{8, NULL, "\"lines_not_shown\": 0,", 0, "smallest quota:", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char file[64], args[256];
@@ -334,10 +343,13 @@ TEST(sweep_and_plan_say_what_lines_they_leave_out, "issue-14")
 		if (cases[i].note)
 			ASSERT_HAS(out, cases[i].note);
 		else
-			ASSERT_TRUE(strstr(out, "a sweep shows") == NULL);
+			ASSERT_TRUE(strstr(out, "the table shows") == NULL);
 		strcat(args, " --json");
 		ASSERT_INT(cfsbw(args, false, out, sizeof out), ==, 0);
 		ASSERT_HAS(out, cases[i].json);
+		/* --json has every line it holds: the 64th (line 68) too */
+		ASSERT_TRUE((strstr(out, "{\"line\": 68,") != NULL) ==
+			    (cases[i].lines >= 64));
 		snprintf(args, sizeof args, "plan %s --p99 5ms --seeds 1", file);
 		ASSERT_INT(cfsbw(args, true, out, sizeof out), ==,
 			   cases[i].plan_status);
@@ -345,9 +357,12 @@ TEST(sweep_and_plan_say_what_lines_they_leave_out, "issue-14")
 		/* without a latency target it answers, and says it too */
 		snprintf(args, sizeof args, "plan %s --seeds 1", file);
 		ASSERT_INT(cfsbw(args, false, out, sizeof out), ==, 0);
-		ASSERT_TRUE((strstr(out, "(the first 8 of its 10 task lines with "
-					 "latencies: a plan shows at most 8)") !=
-			     NULL) == (cases[i].note != NULL));
+		if (cases[i].plan_note)
+			ASSERT_HAS(out, cases[i].plan_note);
+		else
+			ASSERT_TRUE(strstr(out, "lines with latencies shown") ==
+				    NULL);
+		ASSERT_TRUE(strstr(out, "line 13 (") == NULL);
 		unlink(file);
 	}
 }

@@ -196,7 +196,9 @@ static void print_now(const struct cfsbw_sim_point *now,
 	       ".%02" PRId64 "%%%s)\n",
 	       now->nr_throttled, now->nr_periods, bp / 100, bp % 100,
 	       bp > 2500 ? ": CPUThrottlingHigh fires above 25%" : "");
-	for (size_t l = 0; l < now->nr_lines && l < base->nr_lines; l++) {
+	size_t shown = now->nr_lines < CLI_TABLE_LINES ? now->nr_lines
+						       : CLI_TABLE_LINES;
+	for (size_t l = 0; l < shown && l < base->nr_lines; l++) {
 		const struct cfsbw_sim_point_line *x = &now->lines[l],
 						  *y = &base->lines[l];
 		const struct cfsbw_sim_task_spec *ts = NULL;
@@ -235,11 +237,14 @@ static void print_now(const struct cfsbw_sim_point *now,
 			       ms(a, sizeof a, x->p50_ns));
 		}
 	}
-	if (now->nr_lines_all > now->nr_lines)
-		printf("  (the first %zu of its %zu task lines with latencies: "
-		       "a plan shows at most %u)\n",
-		       now->nr_lines, now->nr_lines_all,
-		       CFSBW_SIM_POINT_MAX_LINES);
+	if (now->nr_lines_all > shown)
+		printf("  (the first %zu of its %zu task lines with latencies "
+		       "shown; a plan watches %s %u)\n",
+		       shown, now->nr_lines_all,
+		       now->nr_lines_all > now->nr_lines ? "at most" : "all",
+		       now->nr_lines_all > now->nr_lines
+			       ? CFSBW_SIM_POINT_MAX_LINES
+			       : (unsigned)now->nr_lines_all);
 }
 
 /* The seeds' answers, smallest to largest, and the recommendation. */
@@ -273,7 +278,9 @@ static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 	       how, ms(a, sizeof a, q[worst]), ms(b, sizeof b, p->period_ns),
 	       cores / 1000000, cores % 1000000 / 1000, (cores + 500) / 1000);
 	if (lo == q[worst])
-		printf("; all %u seeds agree\n", n);
+		printf(n > 1 ? "; all %u seeds agree\n"
+			     : "; from %u seed: --seeds N says how sure\n",
+		       n);
 	else
 		printf("; seeds need %s to %s ms\n", ms(a, sizeof a, lo),
 		       ms(b, sizeof b, q[worst]));
@@ -281,13 +288,15 @@ static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 	int64_t bp = cfsbw_sim_point_throttled_bp(w);
 	printf("  there: throttled in %" PRId64 ".%02" PRId64 "%% of periods",
 	       bp / 100, bp % 100);
-	for (size_t l = 0; l < w->nr_lines; l++)
+	for (size_t l = 0; l < w->nr_lines && l < CLI_TABLE_LINES; l++)
 		if (w->lines[l].count)
 			printf(", line %u p99 %s ms", w->lines[l].line,
 			       ms(a, sizeof a, w->lines[l].p99_ns));
 		else
 			printf(", line %u done at %s s", w->lines[l].line,
 			       ms(a, sizeof a, w->lines[l].last_exit_ns / 1000));
+	if (w->nr_lines > CLI_TABLE_LINES)
+		printf(", and %zu more lines", w->nr_lines - CLI_TABLE_LINES);
 	putchar('\n');
 	return 0;
 }
@@ -444,12 +453,13 @@ int cli_plan_main(int argc, char **argv)
 				     : now.period_ns;
 	char a[32];
 	printf("plan for %s: %u CPUs, policy %s, %s, period %s ms, burst %s; "
-	       "%u seeds from %s\n",
+	       "%u seed%s from %s\n",
 	       p.group, sc.nr_cpus, cfsbw_policy_name(sc.policy),
 	       p.o.replay ? "replay until the trace ends" : "as long as the "
 							    "scenario says",
 	       ms(a, sizeof a, p.period_ns),
-	       burst ? burst : "0", p.seeds, p.seed_text[0]);
+	       burst ? burst : "0", p.seeds, p.seeds > 1 ? "s" : "",
+	       p.seed_text[0]);
 	print_now(&now, &base, &sc);
 	printf("target: throttled in at most %" PRId64 ".%02" PRId64
 	       "%% of periods",

@@ -201,12 +201,34 @@ static size_t p50_width(unsigned line)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* The lines a table has columns for: the first CLI_TABLE_LINES. */
+static size_t shown_lines(const struct cfsbw_sim_point *base)
+{
+	return base->nr_lines < CLI_TABLE_LINES ? base->nr_lines
+						: CLI_TABLE_LINES;
+}
+
+/* Under a table that could not show every line: how many it shows, and
+ * how many --json does. */
+static void print_lines_note(const struct sweep *sw,
+			     const struct cfsbw_sim_point *base)
+{
+	printf("(the first %u of the %zu task lines with latencies under %s: "
+	       "the table shows at most %u, ",
+	       CLI_TABLE_LINES, base->nr_lines_all, sw->target.group,
+	       CLI_TABLE_LINES);
+	if (base->nr_lines_all > base->nr_lines)
+		printf("--json the first %u)\n", CFSBW_SIM_POINT_MAX_LINES);
+	else
+		printf("--json all of them)\n");
+}
+
 static void print_header(const struct sweep *sw,
 			 const struct cfsbw_sim_point *base)
 {
 	printf("%-18s %10s %12s %12s", sw->target.file, "cores",
 	       "throttled %", "throttled s");
-	for (size_t l = 0; l < base->nr_lines; l++) {
+	for (size_t l = 0; l < shown_lines(base); l++) {
 		const struct cfsbw_sim_point_line *bl = &base->lines[l];
 		if (bl->count)
 			printf("  line %u: +p50 ms %*s %*s", bl->line,
@@ -227,7 +249,7 @@ static void print_row(const char *value, const struct cfsbw_sim_point *p,
 	       " %12s",
 	       value, micro / 1000000, micro % 1000000, bp / 100, bp % 100,
 	       cli_fmt_ms(a, sizeof a, p->throttled_time_ns / 1000, false));
-	for (size_t l = 0; l < p->nr_lines && l < base->nr_lines; l++) {
+	for (size_t l = 0; l < p->nr_lines && l < shown_lines(base); l++) {
 		const struct cfsbw_sim_point_line *pl = &p->lines[l],
 						  *bl = &base->lines[l];
 		if (bl->count)
@@ -399,13 +421,8 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 			print_row("unlimited", &pts[0], &pts[0]);
 			for (size_t i = 0; i < sw.n; i++)
 				print_row(sw.values[i], &pts[i + 1], &pts[0]);
-			if (pts[0].nr_lines_all > pts[0].nr_lines)
-				printf("(the first %zu of the %zu task lines with "
-				       "latencies under %s: a sweep shows at "
-				       "most %u)\n",
-				       pts[0].nr_lines, pts[0].nr_lines_all,
-				       sw.target.group,
-				       CFSBW_SIM_POINT_MAX_LINES);
+			if (pts[0].nr_lines_all > CLI_TABLE_LINES)
+				print_lines_note(&sw, &pts[0]);
 		}
 		if (svg && draw(&sw, pts, svg))
 			status = 1;

@@ -18,6 +18,11 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 int cli_sweep_main(const struct cli_sim_opts *o, const char *sweep,
 		   const char *svg, bool json);
 
+/* The task lines a sweep's table has columns for, and a plan prints: a
+ * point holds up to CFSBW_SIM_POINT_MAX_LINES, which --json shows and a
+ * plan checks, but a row of 64 lines' latencies is no table. */
+#define CLI_TABLE_LINES 8u
+
 /* Fixed-point text: ns as ms with 3 decimals, signed ("+172.000"). */
 const char *cli_fmt_ms(char *buf, size_t size, int64_t ns, bool sign);
 
