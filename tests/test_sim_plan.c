@@ -245,7 +245,12 @@ TEST(svg_sweep_curves_are_xml_with_both_series, "issue-14")
 	ASSERT_HAS(out, "<g id=\"series-0\" class=\"series\" data-title=\""
 			"throttled periods\"");
 	ASSERT_HAS(out, "<g id=\"series-1\" class=\"series\" data-title=\""
-			"added p99 latency, line 16\"");
+			"added p99 latency, line 16 (requests rate=1/s "
+			"service=30ms arrivals=periodic)\"");
+	/* one line: its name on the axis, no legend */
+	ASSERT_HAS(out, ">added p99 latency, line 16 (requests rate=1/s "
+			"service=30ms arrivals=periodic) (ms)</text>");
+	ASSERT_TRUE(strstr(out, "class=\"legend\"") == NULL);
 	/* 7 values: 7 points a series; the 10 ms point at 50.21 % */
 	ASSERT_UINT(count(out, "<circle"), ==, 14);
 	ASSERT_HAS(out, "<title>10000: 50.21</title>");
@@ -399,10 +404,48 @@ TEST(plan_target_says_what_it_compares, "issue-14")
 	}
 }
 
+/*
+ * A sweep's picture draws every line the table shows: the 8 of 10 request
+ * lines under /app as 8 curves in one panel (under the throttled periods'),
+ * each its own colour, named in a legend.
+ */
+TEST(svg_sweep_draws_each_line_in_one_panel, "issue-14")
+{
+	char file[64], args[256];
+	ASSERT_TRUE(write_lines(file, sizeof file, 10));
+	snprintf(args, sizeof args,
+		 "sim %s --sweep cpu.cfs_quota_us=20ms,40ms,60ms", file);
+	int rc = picture(args);
+	unlink(file);
+	ASSERT_INT(rc, ==, 0);
+	ASSERT_UINT(count(out, "<g class=\"axes\""), ==, 2);
+	ASSERT_HAS(out, ">added p99 latency (ms)</text>");
+	for (unsigned l = 5; l <= 12; l++) {
+		char want[160];
+		snprintf(want, sizeof want,
+			 "data-title=\"added p99 latency, line %u (requests "
+			 "rate=5/s service=exp:2ms)\"",
+			 l);
+		ASSERT_HAS(out, want);
+	}
+	ASSERT_TRUE(strstr(out, "line 13 (") == NULL);
+	ASSERT_HAS(out, "<g id=\"series-8\"");
+	ASSERT_TRUE(strstr(out, "<g id=\"series-9\"") == NULL);
+	/* 3 values: 3 points for each of the 9 curves */
+	ASSERT_UINT(count(out, "<circle"), ==, 27);
+	/* the legend: 8 names, 8 colours */
+	const char *leg = strstr(out, "<g class=\"legend\">");
+	ASSERT_TRUE(leg != NULL);
+	ASSERT_UINT(count(leg, "<text"), ==, 8);
+	ASSERT_HAS(leg, "stroke=\"#c0392b\"");
+	ASSERT_HAS(leg, "stroke=\"#2c3e50\"");
+}
+
 TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(sweep_rows_in_value_order_and_deterministic)
 	  TEST_ENTRY(sweep_and_set_bad_input_exit_2)
 	  TEST_ENTRY(sweep_and_plan_say_what_lines_they_leave_out)
 	  TEST_ENTRY(plan_target_says_what_it_compares)
 	  TEST_ENTRY(svg_sweep_curves_are_xml_with_both_series)
+	  TEST_ENTRY(svg_sweep_draws_each_line_in_one_panel)
 	  TEST_ENTRY(svg_timeline_has_use_quota_and_throttled_stretches))

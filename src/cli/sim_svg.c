@@ -116,50 +116,104 @@ static int close_svg(FILE *f, const char *path)
 	return 0;
 }
 
+/* Series colours, the first for the first panel's (throttled periods);
+ * distinct for up to 8 lines after it, then round again. */
+static const char *const palette[] = {"#2471a3", "#c0392b", "#27ae60",
+				      "#8e44ad", "#d35400", "#16a085",
+				      "#7f8c8d", "#b7950b", "#2c3e50"};
+#define PALETTE_SIZE (sizeof palette / sizeof *palette)
+
+/* Series [first, end) share first's axis: one panel. */
+static size_t panel_end(const struct cli_svg_series *series, size_t first,
+			size_t nr_series)
+{
+	size_t end = first + 1;
+	while (end < nr_series && !strcmp(series[end].axis, series[first].axis))
+		end++;
+	return end;
+}
+
+/* One series in the panel at y0 scaled to ymax: a polyline and its
+ * points, each point's value in its tooltip. */
+static void curve(FILE *f, const struct cli_svg_series *se, size_t s,
+		  int y0, double ymax, const double *x, size_t n)
+{
+	double x0 = n ? x[0] : 0, x1 = n ? x[n - 1] : 1;
+	double span = x1 - x0 > 0 ? x1 - x0 : 1;
+	int pw = W - LEFT - RIGHT;
+	fprintf(f, "<g id=\"series-%zu\" class=\"series\" data-title=\"", s);
+	escaped(f, se->title);
+	fprintf(f, "\" stroke=\"%s\" fill=\"none\" stroke-width=\"2\">\n"
+		   "<polyline points=\"",
+		palette[s % PALETTE_SIZE]);
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(se->y[i]))
+			fprintf(f, "%.1f,%.1f ", LEFT + (x[i] - x0) / span * pw,
+				y0 + PANEL_H - se->y[i] / ymax * PANEL_H);
+	fputs("\"/>\n", f);
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(se->y[i]))
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\">"
+				   "<title>%g: %g</title></circle>\n",
+				LEFT + (x[i] - x0) / span * pw,
+				y0 + PANEL_H - se->y[i] / ymax * PANEL_H, x[i],
+				se->y[i]);
+	fputs("</g>\n", f);
+}
+
+/* The names of a panel's series, in their colours, at its top right. */
+static void legend(FILE *f, const struct cli_svg_series *series, size_t first,
+		   size_t end, int y0)
+{
+	fputs("<g class=\"legend\">\n", f);
+	for (size_t s = first; s < end; s++) {
+		int y = y0 + 14 + (int)(s - first) * 16;
+		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+			   "stroke=\"%s\" stroke-width=\"2\"/>"
+			   "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">",
+			W - RIGHT - 36, y - 4, W - RIGHT - 12, y - 4,
+			palette[s % PALETTE_SIZE], W - RIGHT - 42, y);
+		escaped(f, series[s].title);
+		fputs("</text>\n", f);
+	}
+	fputs("</g>\n", f);
+}
+
 int cli_svg_sweep_write(const char *path, const char *title,
 			const char *x_label, const double *x, size_t n,
 			const struct cli_svg_series *series, size_t nr_series)
 {
+	size_t nr_panels = 0;
+	for (size_t s = 0; s < nr_series; s = panel_end(series, s, nr_series))
+		nr_panels++;
 	FILE *f = open_svg(path);
 	if (!f)
 		return 1;
-	int height = TOP + (int)nr_series * (PANEL_H + GAP) + 10;
+	int height = TOP + (int)nr_panels * (PANEL_H + GAP) + 10;
 	header(f, height, title);
 	double x0 = n ? x[0] : 0, x1 = n ? x[n - 1] : 1;
-	int pw = W - LEFT - RIGHT;
-	for (size_t s = 0; s < nr_series; s++) {
-		const struct cli_svg_series *se = &series[s];
-		int y0 = TOP + (int)s * (PANEL_H + GAP);
+	int y0 = TOP;
+	for (size_t first = 0, end; first < nr_series;
+	     first = end, y0 += PANEL_H + GAP) {
+		end = panel_end(series, first, nr_series);
 		double ymax = 0;
-		for (size_t i = 0; i < n; i++)
-			if (!isnan(se->y[i]) && se->y[i] > ymax)
-				ymax = se->y[i];
+		for (size_t s = first; s < end; s++)
+			for (size_t i = 0; i < n; i++)
+				if (!isnan(series[s].y[i]) && series[s].y[i] > ymax)
+					ymax = series[s].y[i];
 		ymax = ymax > 0 ? ymax * 1.1 : 1;
-		char yl[128];
-		snprintf(yl, sizeof yl, "%s (%s)", se->title, se->unit);
+		/* one series: its own name on the axis; several: the
+		 * axis's, and a legend */
+		char yl[160];
+		snprintf(yl, sizeof yl, "%s (%s)",
+			 end - first == 1 ? series[first].title
+					  : series[first].axis,
+			 series[first].unit);
 		axes(f, y0, x0, x1, ymax, x_label, yl);
-		fprintf(f, "<g id=\"series-%zu\" class=\"series\" "
-			   "data-title=\"",
-			s);
-		escaped(f, se->title);
-		fprintf(f, "\" stroke=\"%s\" fill=\"none\" stroke-width=\"2\">\n"
-			   "<polyline points=\"",
-			s ? "#c0392b" : "#2471a3");
-		double span = x1 - x0 > 0 ? x1 - x0 : 1;
-		for (size_t i = 0; i < n; i++)
-			if (!isnan(se->y[i]))
-				fprintf(f, "%.1f,%.1f ",
-					LEFT + (x[i] - x0) / span * pw,
-					y0 + PANEL_H - se->y[i] / ymax * PANEL_H);
-		fputs("\"/>\n", f);
-		for (size_t i = 0; i < n; i++)
-			if (!isnan(se->y[i]))
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\">"
-					   "<title>%g: %g</title></circle>\n",
-					LEFT + (x[i] - x0) / span * pw,
-					y0 + PANEL_H - se->y[i] / ymax * PANEL_H,
-					x[i], se->y[i]);
-		fputs("</g>\n", f);
+		for (size_t s = first; s < end; s++)
+			curve(f, &series[s], s, y0, ymax, x, n);
+		if (end - first > 1)
+			legend(f, series, first, end, y0);
 	}
 	return close_svg(f, path);
 }

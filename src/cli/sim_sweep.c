@@ -330,40 +330,60 @@ static double added_ms(const struct cfsbw_sim_point_line *pl,
 	return (double)(pl->last_exit_ns - bl->last_exit_ns) / 1e6;
 }
 
-static int draw(const struct sweep *sw, const struct cfsbw_sim_point *pts,
-		const char *path)
+/*
+ * The sweep as curves: throttled periods, then per task line (the first
+ * CLI_TABLE_LINES, as the table) the added p99 latency, the lines with
+ * latencies in one panel, and replays' added time to finish in another.
+ */
+static int draw(const struct sweep *sw, const struct cfsbw_sim_scenario *sc,
+		const struct cfsbw_sim_point *pts, const char *path)
 {
-	double *x = calloc(sw->n, sizeof(*x)), *thr = calloc(sw->n, sizeof(*thr)),
-	       *lat = calloc(sw->n, sizeof(*lat));
+	const struct cfsbw_sim_point *base = &pts[0];
+	size_t nl = shown_lines(base);
+	double *x = calloc(sw->n, sizeof(*x)),
+	       *y = calloc(sw->n * (nl + 1), sizeof(*y));
+	struct cli_svg_series series[CLI_TABLE_LINES + 1];
+	char titles[CLI_TABLE_LINES][128];
 	int rc = 1;
-	if (x && thr && lat) {
-		const struct cfsbw_sim_point *base = &pts[0];
-		for (size_t i = 0; i < sw->n; i++) {
-			const struct cfsbw_sim_point *p = &pts[i + 1];
-			x[i] = strtod(sw->values[i], NULL);
-			thr[i] = (double)cfsbw_sim_point_throttled_bp(p) / 100;
-			lat[i] = base->nr_lines && p->nr_lines
-					 ? added_ms(&p->lines[0], &base->lines[0])
-					 : NAN;
-		}
-		char title[512], lat_title[64];
-		snprintf(title, sizeof title, "%s %s", sw->target.group,
-			 sw->target.file);
-		if (base->nr_lines)
-			snprintf(lat_title, sizeof lat_title, "%s, line %u",
-				 base->lines[0].count ? "added p99 latency"
-						      : "added time to finish",
-				 base->lines[0].line);
-		struct cli_svg_series series[2] = {
-			{"throttled periods", "%", thr},
-			{lat_title, "ms", lat},
-		};
-		rc = cli_svg_sweep_write(path, title, sw->target.file, x, sw->n,
-					 series, base->nr_lines ? 2 : 1);
+	if (!x || !y)
+		goto out;
+	for (size_t i = 0; i < sw->n; i++) {
+		x[i] = strtod(sw->values[i], NULL);
+		y[i] = (double)cfsbw_sim_point_throttled_bp(&pts[i + 1]) / 100;
 	}
+	series[0] = (struct cli_svg_series){"throttled periods",
+					     "throttled periods", "%", y};
+	size_t k = 1;
+	for (int timed = 1; timed >= 0; timed--) /* latencies, then ends */
+		for (size_t l = 0; l < nl; l++) {
+			if ((base->lines[l].count > 0) != timed)
+				continue;
+			const char *axis = timed ? "added p99 latency"
+						 : "added time to finish";
+			double *yl = y + k * sw->n;
+			for (size_t i = 0; i < sw->n; i++)
+				yl[i] = l < pts[i + 1].nr_lines
+						? added_ms(&pts[i + 1].lines[l],
+							   &base->lines[l])
+						: NAN;
+			char *t = titles[k - 1];
+			const char *what = "?";
+			for (size_t ti = 0; ti < sc->nr_tasks; ti++)
+				if (sc->tasks[ti].line == base->lines[l].line)
+					what = sc->tasks[ti].text;
+			snprintf(t, sizeof titles[0], "%s, line %u (%.60s)",
+				 axis, base->lines[l].line, what);
+			series[k] = (struct cli_svg_series){t, axis, "ms", yl};
+			k++;
+		}
+	char title[512];
+	snprintf(title, sizeof title, "%s %s", sw->target.group,
+		 sw->target.file);
+	rc = cli_svg_sweep_write(path, title, sw->target.file, x, sw->n,
+				 series, k);
+out:
 	free(x);
-	free(thr);
-	free(lat);
+	free(y);
 	return rc;
 }
 
@@ -424,7 +444,7 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 			if (pts[0].nr_lines_all > CLI_TABLE_LINES)
 				print_lines_note(&sw, &pts[0]);
 		}
-		if (svg && draw(&sw, pts, svg))
+		if (svg && draw(&sw, &sc, pts, svg))
 			status = 1;
 	}
 	free(pts);

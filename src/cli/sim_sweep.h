@@ -27,10 +27,13 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *sweep,
 const char *cli_fmt_ms(char *buf, size_t size, int64_t ns, bool sign);
 
 /* sim_svg.c: the sweep as curves (throttled % and added p99 against the
- * value), and one run's timeline per limited group. */
+ * value), and one run's timeline per limited group.  Consecutive series
+ * with the same axis share a panel, each its own colour, named in a
+ * legend when there are several. */
 struct cli_svg_series {
-	const char *title;  /* "throttled periods %" */
-	const char *unit;
+	const char *title;  /* "added p99 latency, line 16" */
+	const char *axis;   /* its panel's, "added p99 latency" */
+	const char *unit;   /* "ms" */
 	const double *y;    /* [n]; NaN: no value */
 };
 int cli_svg_sweep_write(const char *path, const char *title,
