@@ -148,7 +148,27 @@ TEST(sweep_and_set_bad_input_exit_2, "issue-14")
 	ASSERT_INT(cfsbw("sim " MIXIN " --sweep cpu.cfs_quota_us=40ms:10ms:1ms",
 			 true, out, sizeof out),
 		   ==, 2);
-	ASSERT_HAS(out, "expected FILE=FROM:TO:STEP");
+	ASSERT_HAS(out, "--sweep 'cpu.cfs_quota_us=40ms:10ms:1ms': FROM is above "
+			"TO: expected FILE=FROM:TO:STEP");
+	/* each wrong range says what is wrong with it */
+	static const struct {
+		const char *range, *why;
+	} ranges[] = {
+		{"1ms:2s:1ms", "2000 values, at most 1000"},
+		{"1ms:2ms:0ms", "STEP is not above 0"},
+		{"1ms:2x:1ms", "'2x' is not a value"},
+		{"1ms:2ms", "a range has three parts"},
+	};
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+		char args[256], want[256];
+		snprintf(args, sizeof args,
+			 "sim " MIXIN " --sweep cpu.cfs_quota_us=%s",
+			 ranges[i].range);
+		ASSERT_INT(cfsbw(args, true, out, sizeof out), ==, 2);
+		snprintf(want, sizeof want, "'cpu.cfs_quota_us=%s': %s: expected",
+			 ranges[i].range, ranges[i].why);
+		ASSERT_HAS(out, want);
+	}
 	ASSERT_INT(cfsbw("sim " MIXIN " --set /nope:cpu.cfs_quota_us=1ms", true,
 			 out, sizeof out),
 		   ==, 2);
@@ -166,7 +186,14 @@ TEST(sweep_and_set_bad_input_exit_2, "issue-14")
 			 "cpu.cfs_quota_us=1ms:2ms:1ms",
 			 true, out, sizeof out),
 		   ==, 2);
-	ASSERT_HAS(out, "name the group");
+	ASSERT_HAS(out, "name the group (GROUP:FILE=...): the scenario has 5 "
+			"groups: /tenant, /tenant/web, /tenant/batch, "
+			"/tenant/batch/nightly, ...\n");
+	/* a plan with no group to limit names the groups there are */
+	ASSERT_INT(cfsbw("plan scenarios/hierarchy.sim", true, out, sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "cfsbw plan: scenarios/hierarchy.sim: no group to "
+			"limit given (--group G), and the scenario has 5 groups");
 	ASSERT_INT(cfsbw("plan " MIXIN " --throttled 200%", true, out,
 			 sizeof out),
 		   ==, 2);

@@ -422,9 +422,13 @@ int cli_plan_main(int argc, char **argv)
 		snprintf(probe.group, sizeof probe.group, "%s", group);
 	const char *g = cli_set_group(&probe, &sc);
 	if (!g) {
-		status = bad("--group", group ? group : "",
-			     "name the group to limit: the scenario has several "
-			     "or none");
+		char groups[256];
+		cli_groups_text(&sc, groups, sizeof groups);
+		fprintf(stderr,
+			"cfsbw plan: %s: no group to limit given (--group G), "
+			"and the scenario has %s\n",
+			p.o.file, groups);
+		status = 2;
 		goto out;
 	}
 	snprintf(p.group, sizeof p.group, "%s", g);

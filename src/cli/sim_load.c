@@ -313,6 +313,31 @@ const char *cli_set_group(const struct cli_set *s,
 	return only;
 }
 
+void cli_groups_text(const struct cfsbw_sim_scenario *sc, char *buf,
+		     size_t size)
+{
+	size_t n = 0, len = 0;
+	for (size_t i = 0; i < sc->nr_groups; i++)
+		n += strcmp(sc->groups[i].path, "/") != 0;
+	if (!n) {
+		snprintf(buf, size, "no group below the root");
+		return;
+	}
+	len = (size_t)snprintf(buf, size, "%zu groups:", n);
+	size_t shown = 0;
+	for (size_t i = 0; i < sc->nr_groups && len < size; i++) {
+		if (!strcmp(sc->groups[i].path, "/"))
+			continue;
+		if (shown == 4) {
+			snprintf(buf + len, size - len, ", ...");
+			return;
+		}
+		len += (size_t)snprintf(buf + len, size - len, "%s %s",
+					shown ? "," : "", sc->groups[i].path);
+		shown++;
+	}
+}
+
 /*
  * The settings the command line added to the scenario's group lines, so
  * that a value the core refuses is blamed on the flag that gave it, not on
@@ -357,11 +382,12 @@ static int apply_set(const struct cli_set *s, const char *flag,
 {
 	const char *path = cli_set_group(s, sc);
 	if (!path) {
+		char groups[256];
+		cli_groups_text(sc, groups, sizeof groups);
 		fprintf(stderr,
 			"cfsbw %s: %s=%s: name the group (GROUP:FILE=VALUE): "
 			"the scenario has %s\n",
-			g_cmd, s->file, s->value,
-			sc->nr_groups ? "several groups" : "no group");
+			g_cmd, s->file, s->value, groups);
 		return 2;
 	}
 	char value[64];

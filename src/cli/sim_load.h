@@ -50,6 +50,10 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 /* The group a set names: its own, or the only one below the root. */
 const char *cli_set_group(const struct cli_set *s,
 			  const struct cfsbw_sim_scenario *sc);
+/* "no group below the root", or "3 groups: /a, /a/b, /c": for the
+ * error that asks for one. */
+void cli_groups_text(const struct cfsbw_sim_scenario *sc, char *buf,
+		     size_t size);
 
 /*
  * Build and run a prepared scenario, then measure group into *pt (group

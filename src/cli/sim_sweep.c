@@ -129,34 +129,62 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 }
 
 /* FROM:TO:STEP (durations for *_us files, else integers) or V1,V2,... */
-static int expand(const struct cli_set *s, char (*values)[64], size_t *n)
+/* The values of s (a range or a list) into values[*n]; on error, what
+ * is wrong in why. */
+static int expand(const struct cli_set *s, char (*values)[64], size_t *n,
+		  char *why, size_t why_size)
 {
 	char text[64], *colon = strchr(s->value, ':');
 	*n = 0;
 	if (!colon) {
 		snprintf(text, sizeof text, "%s", s->value);
 		for (char *tok = strtok(text, ","); tok; tok = strtok(NULL, ",")) {
-			if (*n == MAX_VALUES ||
-			    !cli_set_value(s->file, tok, values[*n], 64))
+			if (*n == MAX_VALUES) {
+				snprintf(why, why_size,
+					 "more than %d values", MAX_VALUES);
 				return -1;
+			}
+			if (!cli_set_value(s->file, tok, values[*n], 64)) {
+				snprintf(why, why_size, "'%s' is not a value", tok);
+				return -1;
+			}
 			(*n)++;
 		}
+		snprintf(why, why_size, "no value");
 		return *n ? 0 : -1;
 	}
 	char from[64], to[64], step[64];
 	snprintf(text, sizeof text, "%s", s->value);
 	char *a = strtok(text, ":"), *b = strtok(NULL, ":"),
 	     *c = strtok(NULL, ":");
-	if (!a || !b || !c || strtok(NULL, ":") ||
-	    !cli_set_value(s->file, a, from, sizeof from) ||
-	    !cli_set_value(s->file, b, to, sizeof to) ||
-	    !cli_set_value(s->file, c, step, sizeof step))
+	if (!a || !b || !c || strtok(NULL, ":")) {
+		snprintf(why, why_size, "a range has three parts");
 		return -1;
+	}
+	const char *parts[3] = {a, b, c};
+	char *out[3] = {from, to, step};
+	for (int i = 0; i < 3; i++)
+		if (!cli_set_value(s->file, parts[i], out[i], 64)) {
+			snprintf(why, why_size, "'%s' is not a value", parts[i]);
+			return -1;
+		}
 	char *e1, *e2, *e3;
 	long long f = strtoll(from, &e1, 10), t = strtoll(to, &e2, 10),
 		  st = strtoll(step, &e3, 10);
-	if (*e1 || *e2 || *e3 || st <= 0 || t < f || (t - f) / st >= MAX_VALUES)
+	if (*e1 || *e2 || *e3) {
+		snprintf(why, why_size, "a range is of whole numbers");
 		return -1;
+	}
+	if (st <= 0 || t < f) {
+		snprintf(why, why_size, st <= 0 ? "STEP is not above 0"
+						: "FROM is above TO");
+		return -1;
+	}
+	if ((t - f) / st >= MAX_VALUES) {
+		snprintf(why, why_size, "%lld values, at most %d",
+			 (t - f) / st + 1, MAX_VALUES);
+		return -1;
+	}
 	for (long long v = f; v <= t; v += st)
 		snprintf(values[(*n)++], 64, "%lld", v);
 	return 0;
@@ -398,12 +426,13 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 	if (!sw.values)
 		return 1;
 	int status = 2;
-	if (expand(&sw.target, sw.values, &sw.n)) {
+	char why[128];
+	if (expand(&sw.target, sw.values, &sw.n, why, sizeof why)) {
 		fprintf(stderr,
-			"cfsbw sim: --sweep '%s': expected FILE=FROM:TO:STEP "
+			"cfsbw sim: --sweep '%s': %s: expected FILE=FROM:TO:STEP "
 			"(FROM <= TO, STEP > 0, at most %d values; durations for "
 			"*_us files) or FILE=V1,V2,...\n",
-			arg, MAX_VALUES);
+			arg, why, MAX_VALUES);
 		goto out;
 	}
 	/* check the scenario once, and name the group for the workers */
@@ -411,10 +440,12 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 		goto out_sc;
 	const char *g = cli_set_group(&sw.target, &sc);
 	if (!g) {
+		char groups[256];
+		cli_groups_text(&sc, groups, sizeof groups);
 		fprintf(stderr,
 			"cfsbw sim: --sweep %s: name the group (GROUP:FILE=...): "
 			"the scenario has %s\n",
-			arg, sc.nr_groups ? "several groups" : "no group");
+			arg, groups);
 		status = 2;
 		goto out_sc;
 	}
