@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "sim/json.h"
 
 #define MIXIN "scenarios/kubernetes-mixin-108.sim"
 
@@ -468,11 +469,103 @@ TEST(svg_sweep_draws_each_line_in_one_panel, "issue-14")
 	ASSERT_HAS(leg, "stroke=\"#2c3e50\"");
 }
 
+/* The member at path ("smallest.quota_ns", "seeds.1") of a parsed JSON
+ * value, NULL if none. */
+static const struct json_value *member_at(const struct json_value *v,
+					  const char *path)
+{
+	char buf[128];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *k = strtok(buf, "."); k && v; k = strtok(NULL, ".")) {
+		const struct json_value *next = NULL;
+		if (v->kind == JSON_OBJECT) {
+			for (size_t i = 0; i < v->len && !next; i++)
+				if (!strcmp(v->keys[i], k))
+					next = &v->items[i];
+		} else if (v->kind == JSON_ARRAY) {
+			size_t i = (size_t)strtoul(k, NULL, 10);
+			next = i < v->len ? &v->items[i] : NULL;
+		}
+		v = next;
+	}
+	return v;
+}
+
+/*
+ * plan --json: the text's answers as one object a script can read (the
+ * project's own JSON reader parses it): the mixin case as written (50% of
+ * periods throttled, 172 ms added to each request), the smallest quota
+ * (30 ms, 300m, every seed) and with a burst (15 ms); a target no quota
+ * meets answers found: false with exit status 3, as the text does.
+ */
+TEST(plan_json_is_the_same_answer, "issue-14")
+{
+	ASSERT_INT(cfsbw("plan " MIXIN " --json --seeds 2", false, out,
+			 sizeof out),
+		   ==, 0);
+	struct json_value root;
+	struct cfsbw_sim_error err;
+	ASSERT_INT(cfsbw_sim__json_parse(out, &root, &err), ==, 0);
+	static const struct {
+		const char *path, *text;
+	} want[] = {
+		{"group", "/app"},
+		{"period_ns", "100000000"},
+		{"seeds.1", "2"},
+		{"target.throttled_pct", "10.00"},
+		{"target.added_p99_ns", "-1"},
+		{"as_written.value", "13000"},
+		{"as_written.throttled_pct", "50.00"},
+		{"as_written.lines.0.line", "16"},
+		{"as_written.lines.0.added_p99_ns", "172000000"},
+		{"unlimited.lines.0.p99_ns", "30000000"},
+		{"smallest.quota_ns", "30000000"},
+		{"smallest.millicores", "300"},
+		{"smallest.seed_quota_ns.1", "30000000"},
+		{"smallest.at.value", "30000"},
+		{"smallest_with_burst_as_quota.quota_ns", "15000000"},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct json_value *v = member_at(&root, want[i].path);
+		if (!v || !v->text) {
+			cfsbw_sim__json_free(&root);
+			TEST_FAIL_AT("no %s in:\n%s", want[i].path, out);
+			return;
+		}
+		ASSERT_STR(v->text, want[i].text);
+	}
+	const struct json_value *found = member_at(&root, "smallest.found");
+	ASSERT_TRUE(found && found->kind == JSON_BOOL && found->boolean);
+	cfsbw_sim__json_free(&root);
+
+	/* three busy tasks on two CPUs use all the quota up to 2 CPUs and
+	 * throttle (upstream: slices of 5 ms), except with a burst, which
+	 * lasts the 2 s at 1.9 CPUs */
+	char file[64], args[256];
+	ASSERT_TRUE(write_file(file, sizeof file,
+			       "cpus 2\nduration 2s\npolicy upstream\n"
+			       "group /app cpu.cfs_quota_us=50000 "
+			       "cpu.cfs_period_us=100000\n"
+			       "task /app busy count=3\n"));
+	snprintf(args, sizeof args, "plan %s --json --seeds 1", file);
+	int st = cfsbw(args, false, out, sizeof out);
+	unlink(file);
+	ASSERT_INT(st, ==, 3);
+	ASSERT_INT(cfsbw_sim__json_parse(out, &root, &err), ==, 0);
+	found = member_at(&root, "smallest.found");
+	ASSERT_TRUE(found && found->kind == JSON_BOOL && !found->boolean);
+	ASSERT_TRUE(member_at(&root, "smallest.quota_ns") == NULL);
+	found = member_at(&root, "smallest_with_burst_as_quota.found");
+	ASSERT_TRUE(found && found->kind == JSON_BOOL && found->boolean);
+	cfsbw_sim__json_free(&root);
+}
+
 TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(sweep_rows_in_value_order_and_deterministic)
 	  TEST_ENTRY(sweep_and_set_bad_input_exit_2)
 	  TEST_ENTRY(sweep_and_plan_say_what_lines_they_leave_out)
 	  TEST_ENTRY(plan_target_says_what_it_compares)
+	  TEST_ENTRY(plan_json_is_the_same_answer)
 	  TEST_ENTRY(svg_sweep_curves_are_xml_with_both_series)
 	  TEST_ENTRY(svg_sweep_draws_each_line_in_one_panel)
 	  TEST_ENTRY(svg_timeline_has_use_quota_and_throttled_stretches))

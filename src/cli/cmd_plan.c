@@ -30,7 +30,7 @@ static const char usage[] =
 	"usage: cfsbw plan FILE | --replay TRACE [--group G] [--period D]\n"
 	"                  [--burst D] [--throttled PCT] [--p99 D] [--seeds N]\n"
 	"                  [--policy P] [--cpus N] [--hz N] [--duration D]\n"
-	"                  [--set [G:]FILE=VALUE]...\n"
+	"                  [--set [G:]FILE=VALUE]... [--json]\n"
 	"\n"
 	"Find, in the simulator, the smallest quota for group G that keeps its\n"
 	"throttled periods at or under PCT (default 10%), and its added p99\n"
@@ -47,6 +47,7 @@ static const char usage[] =
 	"  --throttled PCT    target share of throttled periods, e.g. 10%\n"
 	"  --p99 D            target added p99 latency, e.g. 20ms\n"
 	"  --seeds N          seeds to search, 1..64 (default 5)\n"
+	"  --json             the same answers as one JSON object\n"
 	"\n"
 	"Exit status: 0 found, 3 no quota up to all CPUs meets the target,\n"
 	"2 bad usage or input, 1 out of memory.\n";
@@ -63,6 +64,7 @@ struct plan {
 	int64_t target_p99_ns;  /* -1: none */
 	unsigned seeds;
 	bool with_burst;        /* search quota with burst = quota */
+	bool json;
 	char seed_text[MAX_SEEDS][24];
 };
 
@@ -247,6 +249,36 @@ static void print_now(const struct cfsbw_sim_point *now,
 			       : (unsigned)now->nr_lines_all);
 }
 
+/* The seeds' answers and the recommendation (their largest), as the
+ * value of a JSON member; 3 when a seed found none. */
+static int json_found(const struct plan *p, const struct cfsbw_sim_point *pts,
+		      const struct cfsbw_sim_point *base)
+{
+	unsigned n = p->seeds, failed = 0;
+	size_t worst = 0;
+	for (unsigned i = 0; i < n; i++) {
+		failed += pts[i].quota_ns < 0;
+		if (pts[i].quota_ns > pts[worst].quota_ns)
+			worst = i;
+	}
+	printf("{\"found\": %s, \"seed_quota_ns\": [", failed ? "false" : "true");
+	for (unsigned i = 0; i < n; i++)
+		printf("%s%" PRId64, i ? ", " : "", pts[i].quota_ns);
+	printf("]");
+	if (!failed) {
+		int64_t q = pts[worst].quota_ns;
+		int64_t cores = cfsbw_sim_cores_micro(q, p->period_ns);
+		char value[32];
+		snprintf(value, sizeof value, "%" PRId64, q / 1000);
+		printf(", \"quota_ns\": %" PRId64 ", \"cores\": %" PRId64
+		       ".%06" PRId64 ", \"millicores\": %" PRId64 ",\n  \"at\": ",
+		       q, cores / 1000000, cores % 1000000, (cores + 500) / 1000);
+		cli_json_point(value, &pts[worst], base);
+	}
+	printf("}");
+	return failed ? 3 : 0;
+}
+
 /* The seeds' answers, smallest to largest, and the recommendation. */
 static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 		       const char *how)
@@ -301,6 +333,44 @@ static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 	return 0;
 }
 
+/* --json: the plan as one object, the seeds' searches in pts (with a
+ * burst as large as the quota after the first p->seeds); 3 when some
+ * seed found no quota, as the text's exit status. */
+static int print_json(const struct plan *p,
+		      const struct cfsbw_sim_scenario *sc,
+		      const struct cfsbw_sim_point *now,
+		      const struct cfsbw_sim_point *base,
+		      const struct cfsbw_sim_point *pts)
+{
+	int64_t burst_ns =
+		p->burst_us[0] ? strtoll(p->burst_us, NULL, 10) * 1000 : 0;
+	printf("{\"group\": \"%s\", \"policy\": \"%s\", \"cpus\": %u, "
+	       "\"period_ns\": %" PRId64 ", \"burst_ns\": %" PRId64
+	       ", \"seeds\": [",
+	       p->group, cfsbw_policy_name(sc->policy), sc->nr_cpus,
+	       p->period_ns, burst_ns);
+	for (unsigned k = 0; k < p->seeds; k++)
+		printf("%s%s", k ? ", " : "", p->seed_text[k]);
+	printf("],\n \"target\": {\"throttled_pct\": %" PRId64 ".%02" PRId64
+	       ", \"added_p99_ns\": %" PRId64 "},\n \"as_written\": ",
+	       p->target_bp / 100, p->target_bp % 100, p->target_p99_ns);
+	char value[32];
+	snprintf(value, sizeof value, "%" PRId64,
+		 now->quota_ns < 0 ? -1 : now->quota_ns / 1000);
+	cli_json_point(value, now, base);
+	printf(",\n \"unlimited\": ");
+	cli_json_point("-1", base, base);
+	printf(",\n \"smallest\": ");
+	int status = json_found(p, pts, base);
+	if (p->with_burst) {
+		printf(",\n \"smallest_with_burst_as_quota\": ");
+		int st = json_found(p, pts + p->seeds, base);
+		status = status ? status : st;
+	}
+	printf("}\n");
+	return status;
+}
+
 static int bad(const char *flag, const char *value, const char *why)
 {
 	fprintf(stderr, "cfsbw plan: %s '%s': %s\n", flag, value, why);
@@ -329,6 +399,10 @@ int cli_plan_main(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage, stdout);
 			return 0;
+		}
+		if (!strcmp(a, "--json")) {
+			p.json = true;
+			continue;
 		}
 		if (a[0] != '-' || !a[1]) {
 			if (p.o.file)
@@ -456,6 +530,8 @@ int cli_plan_main(int argc, char **argv)
 	p.period_ns = p.period_us[0] ? strtoll(p.period_us, NULL, 10) * 1000
 				     : now.period_ns;
 	char a[32];
+	if (p.json)
+		goto search;
 	printf("plan for %s: %u CPUs, policy %s, %s, period %s ms, burst %s; "
 	       "%u seed%s from %s\n",
 	       p.group, sc.nr_cpus, cfsbw_policy_name(sc.policy),
@@ -482,6 +558,7 @@ int cli_plan_main(int argc, char **argv)
 		       ms(a, sizeof a, p.target_p99_ns));
 	}
 	putchar('\n');
+search:;
 	size_t jobs = p.seeds * (p.with_burst ? 2u : 1u);
 	struct cfsbw_sim_point *pts = calloc(jobs, sizeof(*pts));
 	if (!pts) {
@@ -489,7 +566,9 @@ int cli_plan_main(int argc, char **argv)
 		goto out;
 	}
 	status = cli_parallel(jobs, search, &p, pts);
-	if (!status) {
+	if (!status && p.json) {
+		status = print_json(&p, &sc, &now, &base, pts);
+	} else if (!status) {
 		status = print_found(&p, pts, "smallest quota");
 		if (p.with_burst) {
 			int st = print_found(&p, pts + p.seeds,

@@ -303,8 +303,8 @@ static void print_row(const char *value, const struct cfsbw_sim_point *p,
 
 /* One point as a JSON object: the group's figures, then its lines with
  * what the limit added against the unlimited run. */
-static void json_point(const char *value, const struct cfsbw_sim_point *p,
-		       const struct cfsbw_sim_point *base)
+void cli_json_point(const char *value, const struct cfsbw_sim_point *p,
+		    const struct cfsbw_sim_point *base)
 {
 	int64_t micro = cfsbw_sim_cores_micro(p->usage_ns, p->span_ns);
 	int64_t bp = cfsbw_sim_point_throttled_bp(p);
@@ -339,12 +339,12 @@ static void print_json(const struct sweep *sw, const struct cfsbw_sim_point *pts
 {
 	printf("{\"group\": \"%s\", \"file\": \"%s\", \"unlimited\":\n",
 	       sw->target.group, sw->target.file);
-	json_point("-1", &pts[0], &pts[0]);
+	cli_json_point("-1", &pts[0], &pts[0]);
 	printf(",\n \"lines_not_shown\": %zu",
 	       pts[0].nr_lines_all - pts[0].nr_lines);
 	printf(",\n \"values\": [\n");
 	for (size_t i = 0; i < sw->n; i++) {
-		json_point(sw->values[i], &pts[i + 1], &pts[0]);
+		cli_json_point(sw->values[i], &pts[i + 1], &pts[0]);
 		printf("%s\n", i + 1 < sw->n ? "," : "");
 	}
 	printf("]}\n");

@@ -23,6 +23,12 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *sweep,
  * plan checks, but a row of 64 lines' latencies is no table. */
 #define CLI_TABLE_LINES 8u
 
+/* One point as a JSON object on standard output: the group's figures,
+ * then its lines with what the limit added against base (the unlimited
+ * run); value: the swept file's value ("-1": unlimited). */
+void cli_json_point(const char *value, const struct cfsbw_sim_point *p,
+		    const struct cfsbw_sim_point *base);
+
 /* Fixed-point text: ns as ms with 3 decimals, signed ("+172.000"). */
 const char *cli_fmt_ms(char *buf, size_t size, int64_t ns, bool sign);
 
