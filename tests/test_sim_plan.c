@@ -560,12 +560,40 @@ TEST(plan_json_is_the_same_answer, "issue-14")
 	cfsbw_sim__json_free(&root);
 }
 
+/*
+ * On a terminal a sweep says how far it got, on standard error, and
+ * erases that before the table; into a pipe it says nothing of the kind.
+ * script(1) (util-linux) gives the command a terminal.
+ */
+TEST(sweep_shows_progress_on_a_terminal_only, "issue-14")
+{
+	char cmd[512];
+	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL);
+	snprintf(cmd, sizeof cmd,
+		 "script -qec '%s sim " MIXIN " --sweep "
+		 "cpu.cfs_quota_us=10ms,20ms,30ms' /dev/null",
+		 getenv("CFSBW_BIN"));
+	FILE *p = popen(cmd, "r");
+	ASSERT_TRUE(p != NULL);
+	size_t n = fread(out, 1, sizeof out - 1, p);
+	out[n] = '\0';
+	ASSERT_INT(pclose(p), ==, 0);
+	ASSERT_HAS(out, "\rcfsbw sim --sweep: 1 of 4 done\033[K");
+	ASSERT_HAS(out, "\r\033[Ksweep of /app cpu.cfs_quota_us: 3 values");
+	ASSERT_INT(cfsbw("sim " MIXIN " --sweep cpu.cfs_quota_us=10ms,20ms,30ms",
+			 true, out, sizeof out),
+		   ==, 0);
+	ASSERT_TRUE(strstr(out, " done") == NULL);
+	ASSERT_TRUE(strstr(out, "\033") == NULL);
+}
+
 TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(sweep_rows_in_value_order_and_deterministic)
 	  TEST_ENTRY(sweep_and_set_bad_input_exit_2)
 	  TEST_ENTRY(sweep_and_plan_say_what_lines_they_leave_out)
 	  TEST_ENTRY(plan_target_says_what_it_compares)
 	  TEST_ENTRY(plan_json_is_the_same_answer)
+	  TEST_ENTRY(sweep_shows_progress_on_a_terminal_only)
 	  TEST_ENTRY(svg_sweep_curves_are_xml_with_both_series)
 	  TEST_ENTRY(svg_sweep_draws_each_line_in_one_panel)
 	  TEST_ENTRY(svg_timeline_has_use_quota_and_throttled_stretches))

@@ -565,7 +565,7 @@ search:;
 		status = 1;
 		goto out;
 	}
-	status = cli_parallel(jobs, search, &p, pts);
+	status = cli_parallel(jobs, search, &p, pts, "plan");
 	if (!status && p.json) {
 		status = print_json(&p, &sc, &now, &base, pts);
 	} else if (!status) {

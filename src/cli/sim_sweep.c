@@ -12,8 +12,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/sim_sweep.h"
@@ -51,8 +53,39 @@ struct job_result {
 	struct cfsbw_sim_point point;
 };
 
+/* One worker's pipe, as the parent reads it: a result may arrive in
+ * pieces, between which other workers' come in. */
+struct worker_pipe {
+	int fd; /* -1: closed */
+	size_t got;
+	struct job_result r;
+};
+
+/* "cfsbw LABEL: 3 of 21 done" on a terminal's standard error, at most ten times a
+ * second, so that a long sweep or plan shows it is getting on; erased
+ * once all are in.  Nothing when standard error is a file or a pipe. */
+static void progress(const char *label, size_t done, size_t n,
+		     int64_t *last_ns)
+{
+	if (!label || !isatty(STDERR_FILENO))
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (done == n) {
+		if (*last_ns)
+			fputs("\r\033[K", stderr);
+		*last_ns = 0;
+		return;
+	}
+	if (*last_ns && now - *last_ns < 100000000)
+		return;
+	*last_ns = now;
+	fprintf(stderr, "\rcfsbw %s: %zu of %zu done\033[K", label, done, n);
+}
+
 int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
-		 struct cfsbw_sim_point *out)
+		 struct cfsbw_sim_point *out, const char *label)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t workers = cpus < 1 ? 1 : (size_t)cpus;
@@ -60,9 +93,18 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 		workers = n;
 	if (workers > 64)
 		workers = 64;
-	int fds[64];
+	struct worker_pipe *wp = calloc(workers ? workers : 1, sizeof(*wp));
+	struct pollfd *pfd = calloc(workers ? workers : 1, sizeof(*pfd));
+	bool *seen = calloc(n ? n : 1, sizeof(*seen));
 	pid_t pids[64];
 	int status = 0;
+	if (!wp || !pfd || !seen) {
+		free(wp);
+		free(pfd);
+		free(seen);
+		fprintf(stderr, "cfsbw: out of memory\n");
+		return 1;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	for (size_t w = 0; w < workers; w++) {
@@ -85,35 +127,63 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 			_exit(0);
 		}
 		close(p[1]);
-		fds[w] = p[0];
+		wp[w].fd = p[0];
 	}
-	bool *seen = calloc(n ? n : 1, sizeof(*seen));
+	/* results as they come, from whichever worker has one */
 	int first_bad = -1;
-	for (size_t w = 0; w < workers; w++) {
-		struct job_result r;
-		size_t got = 0;
-		for (;;) {
-			ssize_t k = read(fds[w], (char *)&r + got, sizeof r - got);
-			if (k < 0 && errno == EINTR)
+	size_t open = workers, done = 0;
+	int64_t shown = 0;
+	while (open > 0) {
+		size_t np = 0;
+		for (size_t w = 0; w < workers; w++)
+			if (wp[w].fd >= 0)
+				pfd[np++] = (struct pollfd){wp[w].fd, POLLIN, 0};
+		if (poll(pfd, np, -1) < 0) {
+			if (errno == EINTR)
 				continue;
-			if (k <= 0)
-				break;
-			got += (size_t)k;
-			if (got < sizeof r)
-				continue;
-			got = 0;
-			if (r.index >= n)
-				continue;
-			if (r.status && (first_bad < 0 || (int)r.index < first_bad)) {
-				first_bad = (int)r.index;
-				status = r.status;
-			}
-			out[r.index] = r.point;
-			if (seen)
-				seen[r.index] = true;
+			status = 1;
+			break;
 		}
-		close(fds[w]);
+		for (size_t w = 0, k = 0; w < workers; w++) {
+			if (wp[w].fd < 0)
+				continue;
+			if (!(pfd[k++].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			struct worker_pipe *x = &wp[w];
+			ssize_t got = read(x->fd, (char *)&x->r + x->got,
+					   sizeof x->r - x->got);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				close(x->fd);
+				x->fd = -1;
+				open--;
+				continue;
+			}
+			x->got += (size_t)got;
+			if (x->got < sizeof x->r)
+				continue;
+			x->got = 0;
+			struct job_result *r = &x->r;
+			if (r->index >= n)
+				continue;
+			if (r->status &&
+			    (first_bad < 0 || (int)r->index < first_bad)) {
+				first_bad = (int)r->index;
+				status = r->status;
+			}
+			out[r->index] = r->point;
+			done += !seen[r->index];
+			seen[r->index] = true;
+			progress(label, done, n, &shown);
+		}
 	}
+	for (size_t w = 0; w < workers; w++)
+		if (wp[w].fd >= 0)
+			close(wp[w].fd);
+	progress(label, n, n, &shown);
+	free(wp);
+	free(pfd);
 	for (size_t w = 0; w < workers; w++) {
 		int st;
 		while (waitpid(pids[w], &st, 0) < 0 && errno == EINTR)
@@ -457,7 +527,7 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 		goto out_sc;
 	}
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	status = cli_parallel(sw.n + 1, sweep_job, &sw, pts);
+	status = cli_parallel(sw.n + 1, sweep_job, &sw, pts, "sim --sweep");
 	if (!status && !json)
 		printf("sweep of %s %s: %zu values, %ld workers; latency added "
 		       "against the same runs with %s unlimited\n",

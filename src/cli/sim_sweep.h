@@ -10,10 +10,12 @@
 #include "cli/sim_load.h"
 
 /* Run job(i) for i in [0, n) in worker processes (as many as CPUs), each
- * filling out[i].  Returns 0, or the first failing job's exit status. */
+ * filling out[i]; on a terminal, "cfsbw LABEL: 3 of 21 done" on standard
+ * error meanwhile (label NULL: never).  Returns 0, or the first failing
+ * job's exit status. */
 typedef int cli_job_fn(size_t i, void *ctx, struct cfsbw_sim_point *out);
 int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
-		 struct cfsbw_sim_point *out);
+		 struct cfsbw_sim_point *out, const char *label);
 
 int cli_sweep_main(const struct cli_sim_opts *o, const char *sweep,
 		   const char *svg, bool json);
