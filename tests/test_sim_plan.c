@@ -522,7 +522,9 @@ TEST(plan_json_is_the_same_answer, "issue-14")
 		{"smallest.quota_ns", "30000000"},
 		{"smallest.millicores", "300"},
 		{"smallest.seed_quota_ns.1", "30000000"},
+		{"smallest.seed", "1"},
 		{"smallest.at.value", "30000"},
+		{"smallest.at.lines.0.added_p99_ns", "0"},
 		{"smallest_with_burst_as_quota.quota_ns", "15000000"},
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {

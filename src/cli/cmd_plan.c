@@ -250,9 +250,9 @@ static void print_now(const struct cfsbw_sim_point *now,
 }
 
 /* The seeds' answers and the recommendation (their largest), as the
- * value of a JSON member; 3 when a seed found none. */
-static int json_found(const struct plan *p, const struct cfsbw_sim_point *pts,
-		      const struct cfsbw_sim_point *base)
+ * value of a JSON member, with the run that found it against the same
+ * seed unlimited; 3 when a seed found none. */
+static int json_found(const struct plan *p, const struct cfsbw_sim_point *pts)
 {
 	unsigned n = p->seeds, failed = 0;
 	size_t worst = 0;
@@ -271,9 +271,17 @@ static int json_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 		char value[32];
 		snprintf(value, sizeof value, "%" PRId64, q / 1000);
 		printf(", \"quota_ns\": %" PRId64 ", \"cores\": %" PRId64
-		       ".%06" PRId64 ", \"millicores\": %" PRId64 ",\n  \"at\": ",
+		       ".%06" PRId64 ", \"millicores\": %" PRId64,
 		       q, cores / 1000000, cores % 1000000, (cores + 500) / 1000);
-		cli_json_point(value, &pts[worst], base);
+		/* the search kept its seed's unlimited run to itself: again */
+		struct cfsbw_sim_point base;
+		int rc = evaluate(p, (unsigned)worst, -1, false, &base);
+		if (rc) {
+			printf("}");
+			return rc;
+		}
+		printf(", \"seed\": %s,\n  \"at\": ", p->seed_text[worst]);
+		cli_json_point(value, &pts[worst], &base);
 	}
 	printf("}");
 	return failed ? 3 : 0;
@@ -361,10 +369,10 @@ static int print_json(const struct plan *p,
 	printf(",\n \"unlimited\": ");
 	cli_json_point("-1", base, base);
 	printf(",\n \"smallest\": ");
-	int status = json_found(p, pts, base);
+	int status = json_found(p, pts);
 	if (p->with_burst) {
 		printf(",\n \"smallest_with_burst_as_quota\": ");
-		int st = json_found(p, pts + p->seeds, base);
+		int st = json_found(p, pts + p->seeds);
 		status = status ? status : st;
 	}
 	printf("}\n");
