@@ -426,9 +426,18 @@ TEST(plan_target_says_what_it_compares, "issue-14")
 		snprintf(args, sizeof args,
 			 "plan --replay %s --cpus 1 --p99 5ms --seeds 1", file);
 		int st = cfsbw(args, true, out, sizeof out);
-		unlink(file);
 		ASSERT_INT(st, ==, 0);
 		ASSERT_HAS(out, cases[i].says);
+		/* a replay under the default policy is told of today's */
+		ASSERT_HAS(out, "period 500.000 ms");
+		ASSERT_HAS(out, "for today's kernels and Kubernetes, --policy "
+				"upstream, 100 ms)");
+		strcat(args, " --policy upstream");
+		st = cfsbw(args, true, out, sizeof out);
+		unlink(file);
+		ASSERT_INT(st, ==, 0);
+		ASSERT_HAS(out, "period 100.000 ms");
+		ASSERT_TRUE(strstr(out, "Kubernetes") == NULL);
 	}
 }
 

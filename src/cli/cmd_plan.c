@@ -548,6 +548,11 @@ int cli_plan_main(int argc, char **argv)
 	       ms(a, sizeof a, p.period_ns),
 	       burst ? burst : "0", p.seeds, p.seeds > 1 ? "s" : "",
 	       p.seed_text[0]);
+	/* a trace says nothing of the kernel it will run on: the default,
+	 * the seeds' v4 and its 500 ms, is not what a deployment has today */
+	if (p.o.replay && !p.o.policy && sc.policy == CFSBW_POLICY_V4)
+		printf("  (the seeds' v4 and its 500 ms period: for today's "
+		       "kernels and Kubernetes, --policy upstream, 100 ms)\n");
 	print_now(&now, &base, &sc);
 	printf("target: throttled in at most %" PRId64 ".%02" PRId64
 	       "%% of periods",
