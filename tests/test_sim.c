@@ -757,6 +757,29 @@ static char *report(const char *text, uint64_t seed, int json)
 	return buf;
 }
 
+/* SPEC 6: under hardlimits a group's runtime is each CPU's, and the
+ * report's column says so; under the other policies it is the group's
+ * quota. */
+TEST(report_labels_hardlimits_runtime_per_cpu, "section-6")
+{
+	static const char *const policy[] = {"v4", "upstream", "hardlimits"};
+	for (int i = 0; i < 3; i++) {
+		char text[256];
+		snprintf(text, sizeof text,
+			 "cpus 2\nduration 1s\npolicy %s\n"
+			 "group /g cpu.cfs_quota_us=50000 "
+			 "cpu.cfs_period_us=100000\ntask /g busy\n",
+			 policy[i]);
+		char *out = report(text, 1, 0);
+		ASSERT_TRUE(out != NULL);
+		bool per_cpu = strstr(out, " runtime/period us/CPU ") != NULL,
+		     quota = strstr(out, " quota/period us ") != NULL;
+		free(out);
+		ASSERT_TRUE(per_cpu == (i == 2));
+		ASSERT_TRUE(quota == (i != 2));
+	}
+}
+
 static const char det_scenario[] =
 	"cpus 6\nduration 3s\n"
 	"group /a cpu.cfs_quota_us=150000 cpu.cfs_period_us=100000\n"
@@ -885,6 +908,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(throttled_group_leaves_cpus_idle)
 	  TEST_ENTRY(usage_per_period_respects_quota)
 	  TEST_ENTRY(policies_upstream_and_hardlimits_selectable)
+	  TEST_ENTRY(report_labels_hardlimits_runtime_per_cpu)
 	  TEST_ENTRY(balancing_never_moves_throttled_tasks)
 	  TEST_ENTRY(balancing_by_load_evens_out_groups)
 	  TEST_ENTRY(woken_task_goes_to_an_idle_cpu)

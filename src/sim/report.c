@@ -171,7 +171,11 @@ void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 		int n = (int)strlen(cfsbw_group_path(s->groups[i]->cg));
 		gw = n > gw ? n : gw;
 	}
-	fprintf(f, "%-*s %10s %21s", gw, "group", "cores", "quota/period us");
+	/* hardlimits: the runtime is each CPU's, not the group's (SPEC 6) */
+	fprintf(f, "%-*s %10s %21s", gw, "group", "cores",
+		cfsbw_tree_policy(s->tree) == CFSBW_POLICY_HARDLIMITS
+			? "runtime/period us/CPU"
+			: "quota/period us");
 #define STAT_HEAD(field, up)                                                   \
 	if (stat_shown(s, up))                                                 \
 		fprintf(f, " %15s", #field);
