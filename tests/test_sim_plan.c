@@ -572,6 +572,31 @@ TEST(plan_json_is_the_same_answer, "issue-14")
 }
 
 /*
+ * SPEC 6: under hardlimits the runtime is each CPU's, so a plan speaks of
+ * a runtime on each CPU, with no CPU count or millicores (a Kubernetes
+ * limit is the group's): the mixin case needs 16 ms on each of 2 CPUs.
+ */
+TEST(plan_under_hardlimits_speaks_of_runtime_per_cpu, "section-6")
+{
+	ASSERT_INT(cfsbw("plan " MIXIN " --policy hardlimits --seeds 1", false,
+			 out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "as written: runtime 13.000 ms per 100.000 ms on each "
+			"CPU; uses 0.030 CPU; throttled in");
+	ASSERT_HAS(out, "\nsmallest runtime: 16.000 ms per 100.000 ms on each "
+			"CPU;");
+	ASSERT_TRUE(strstr(out, "m)") == NULL);
+	ASSERT_INT(cfsbw("plan " MIXIN " --policy hardlimits --seeds 1 --json",
+			 false, out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "\"quota_per_cpu\": true");
+	ASSERT_INT(cfsbw("plan " MIXIN " --seeds 1 --json", false, out,
+			 sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "\"quota_per_cpu\": false");
+}
+
+/*
  * On a terminal a sweep says how far it got, on standard error, and
  * erases that before the table; into a pipe it says nothing of the kind.
  * script(1) (util-linux) gives the command a terminal.
@@ -605,6 +630,7 @@ TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(plan_target_says_what_it_compares)
 	  TEST_ENTRY(plan_json_is_the_same_answer)
 	  TEST_ENTRY(sweep_shows_progress_on_a_terminal_only)
+	  TEST_ENTRY(plan_under_hardlimits_speaks_of_runtime_per_cpu)
 	  TEST_ENTRY(svg_sweep_curves_are_xml_with_both_series)
 	  TEST_ENTRY(svg_sweep_draws_each_line_in_one_panel)
 	  TEST_ENTRY(svg_timeline_has_use_quota_and_throttled_stretches))

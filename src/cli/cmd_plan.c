@@ -65,6 +65,7 @@ struct plan {
 	unsigned seeds;
 	bool with_burst;        /* search quota with burst = quota */
 	bool json;
+	bool per_cpu;           /* hardlimits: the runtime is each CPU's */
 	char seed_text[MAX_SEEDS][24];
 };
 
@@ -181,6 +182,14 @@ static void print_now(const struct cfsbw_sim_point *now,
 	printf("as written: ");
 	if (now->quota_ns < 0) {
 		printf("no quota; ");
+	} else if (sc->policy == CFSBW_POLICY_HARDLIMITS) {
+		/* SPEC 6: each CPU's runtime, borrowed between CPUs: no
+		 * share of one limit to set the use against */
+		printf("runtime %s ms per %s ms on each CPU; uses %" PRId64
+		       ".%03" PRId64 " CPU; ",
+		       ms(a, sizeof a, now->quota_ns),
+		       ms(b, sizeof b, now->period_ns), use / 1000000,
+		       use % 1000000 / 1000);
 	} else {
 		int64_t lim =
 			cfsbw_sim_cores_micro(now->quota_ns, now->period_ns);
@@ -299,9 +308,14 @@ static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 		failed += q[i] < 0;
 	}
 	if (failed) {
-		printf("%s: no quota up to %u CPUs meets the target (%u of %u "
-		       "seeds)\n",
-		       how, p->nr_cpus, failed, n);
+		if (p->per_cpu)
+			printf("%s: none meets the target, not even the whole "
+			       "period on each CPU (%u of %u seeds)\n",
+			       how, failed, n);
+		else
+			printf("%s: no quota up to %u CPUs meets the target (%u "
+			       "of %u seeds)\n",
+			       how, p->nr_cpus, failed, n);
 		return 3;
 	}
 	size_t worst = 0;
@@ -313,10 +327,15 @@ static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 		if (q[i] < lo)
 			lo = q[i];
 	int64_t cores = cfsbw_sim_cores_micro(q[worst], p->period_ns);
-	printf("%s: %s ms per %s ms (%" PRId64 ".%03" PRId64 " CPU, %" PRId64
-	       "m)",
-	       how, ms(a, sizeof a, q[worst]), ms(b, sizeof b, p->period_ns),
-	       cores / 1000000, cores % 1000000 / 1000, (cores + 500) / 1000);
+	if (p->per_cpu)
+		printf("%s: %s ms per %s ms on each CPU", how,
+		       ms(a, sizeof a, q[worst]), ms(b, sizeof b, p->period_ns));
+	else
+		printf("%s: %s ms per %s ms (%" PRId64 ".%03" PRId64
+		       " CPU, %" PRId64 "m)",
+		       how, ms(a, sizeof a, q[worst]),
+		       ms(b, sizeof b, p->period_ns), cores / 1000000,
+		       cores % 1000000 / 1000, (cores + 500) / 1000);
 	if (lo == q[worst])
 		printf(n > 1 ? "; all %u seeds agree\n"
 			     : "; from %u seed: --seeds N says how sure\n",
@@ -354,9 +373,9 @@ static int print_json(const struct plan *p,
 		p->burst_us[0] ? strtoll(p->burst_us, NULL, 10) * 1000 : 0;
 	printf("{\"group\": \"%s\", \"policy\": \"%s\", \"cpus\": %u, "
 	       "\"period_ns\": %" PRId64 ", \"burst_ns\": %" PRId64
-	       ", \"seeds\": [",
+	       ", \"quota_per_cpu\": %s, \"seeds\": [",
 	       p->group, cfsbw_policy_name(sc->policy), sc->nr_cpus,
-	       p->period_ns, burst_ns);
+	       p->period_ns, burst_ns, p->per_cpu ? "true" : "false");
 	for (unsigned k = 0; k < p->seeds; k++)
 		printf("%s%s", k ? ", " : "", p->seed_text[k]);
 	printf("],\n \"target\": {\"throttled_pct\": %" PRId64 ".%02" PRId64
@@ -516,6 +535,7 @@ int cli_plan_main(int argc, char **argv)
 	snprintf(p.group, sizeof p.group, "%s", g);
 	p.nr_cpus = sc.nr_cpus;
 	p.with_burst = sc.policy == CFSBW_POLICY_UPSTREAM && !burst;
+	p.per_cpu = sc.policy == CFSBW_POLICY_HARDLIMITS;
 	for (unsigned k = 0; k < p.seeds; k++)
 		snprintf(p.seed_text[k], sizeof p.seed_text[k], "%" PRIu64,
 			 sc.seed + k);
@@ -582,7 +602,9 @@ search:;
 	if (!status && p.json) {
 		status = print_json(&p, &sc, &now, &base, pts);
 	} else if (!status) {
-		status = print_found(&p, pts, "smallest quota");
+		status = print_found(&p, pts,
+				     p.per_cpu ? "smallest runtime"
+					       : "smallest quota");
 		if (p.with_burst) {
 			int st = print_found(&p, pts + p.seeds,
 					     "or, with cpu.cfs_burst_us as large "
