@@ -233,6 +233,10 @@ struct cfsbw_sim_timeline_row {
 	int64_t used_ns;             /* CPU time used by the group's subtree */
 	unsigned throttled_accounts; /* accounts that throttled in the period */
 	int64_t throttled_time_ns;   /* cpu.stat throttled_time growth */
+	/* the group's quota and period at the row's end (hardlimits: each
+	 * CPU's runtime); quota -1: none.  The last row of a run may be
+	 * shorter than the group's period. */
+	int64_t quota_ns, quota_period_ns;
 };
 
 typedef void cfsbw_sim_timeline_fn(void *ctx,

@@ -597,6 +597,48 @@ TEST(plan_under_hardlimits_speaks_of_runtime_per_cpu, "section-6")
 }
 
 /*
+ * The timeline's quota line is the quota the core had: under v4 with no
+ * cpu.cfs_period_us, 250 ms per the default 500 ms is 0.5 CPU (it was
+ * drawn at 2.5, read from the file against a period of 100 ms); a --set
+ * moves it; under hardlimits the title says the line is each CPU's.
+ */
+TEST(svg_timeline_quota_is_the_cores_of_the_run, "issue-14")
+{
+	static const struct {
+		const char *extra, *cores, *title;
+	} cases[] = {
+		{"", "data-cores=\"0.5\"", "quota (line)"},
+		{" --set cpu.cfs_period_us=1s", "data-cores=\"0.25\"",
+		 "quota (line)"},
+		{" --policy hardlimits", "data-cores=\"0.5\"",
+		 "runtime of each CPU (line)"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char file[64], args[256];
+		ASSERT_TRUE(write_file(file, sizeof file,
+				       "cpus 2\nduration 2.7s\n"
+				       "group /g cpu.cfs_quota_us=250000\n"
+				       "task /g busy count=2\n"));
+		snprintf(args, sizeof args, "sim %s%s", file, cases[i].extra);
+		int rc = picture(args);
+		unlink(file);
+		ASSERT_INT(rc, ==, 0);
+		ASSERT_HAS(out, cases[i].cores);
+		ASSERT_HAS(out, cases[i].title);
+		/* one step per period: 6 rows (the last, 0.2 s, shorter) */
+		const char *q = strstr(out, "<g id=\"quota-/g\"");
+		ASSERT_TRUE(q != NULL);
+		const char *pts = strstr(q, "points=\"");
+		const char *end = pts ? strchr(pts + 8, '"') : NULL;
+		ASSERT_TRUE(end != NULL);
+		size_t commas = 0;
+		for (const char *c = pts; c < end; c++)
+			commas += *c == ',';
+		ASSERT_UINT(commas, ==, i == 1 ? 2 * 3 : 2 * 6);
+	}
+}
+
+/*
  * On a terminal a sweep says how far it got, on standard error, and
  * erases that before the table; into a pipe it says nothing of the kind.
  * script(1) (util-linux) gives the command a terminal.
@@ -631,6 +673,7 @@ TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(plan_json_is_the_same_answer)
 	  TEST_ENTRY(sweep_shows_progress_on_a_terminal_only)
 	  TEST_ENTRY(plan_under_hardlimits_speaks_of_runtime_per_cpu)
+	  TEST_ENTRY(svg_timeline_quota_is_the_cores_of_the_run)
 	  TEST_ENTRY(svg_sweep_curves_are_xml_with_both_series)
 	  TEST_ENTRY(svg_sweep_draws_each_line_in_one_panel)
 	  TEST_ENTRY(svg_timeline_has_use_quota_and_throttled_stretches))

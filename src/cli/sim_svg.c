@@ -223,6 +223,7 @@ int cli_svg_sweep_write(const char *path, const char *title,
 struct tl_row {
 	int64_t start_ns, period_ns, used_ns;
 	unsigned throttled;
+	int64_t quota_ns, quota_period_ns; /* quota -1: none */
 };
 
 struct tl_group {
@@ -272,7 +273,8 @@ void cli_svg_timeline_add(struct cli_svg_timeline *t,
 	}
 	g->rows = nr;
 	g->rows[g->n++] = (struct tl_row){row->start_ns, row->period_ns,
-					  row->used_ns, row->throttled_accounts};
+					  row->used_ns, row->throttled_accounts,
+					  row->quota_ns, row->quota_period_ns};
 }
 
 void cli_svg_timeline_free(struct cli_svg_timeline *t)
@@ -287,34 +289,13 @@ void cli_svg_timeline_free(struct cli_svg_timeline *t)
 	free(t);
 }
 
-/* The quota of group path in cores, from the scenario's settings (the
- * last write wins; -1: none). */
-static double quota_cores(const struct cfsbw_sim_scenario *sc, const char *path)
+/* A period's quota in cores (-1: none): per the group's period, which
+ * the run's last, shorter, row is not. */
+static double quota_of(const struct tl_row *r)
 {
-	double quota = -1, period = 100000;
-	for (size_t i = 0; i < sc->nr_groups; i++) {
-		if (strcmp(sc->groups[i].path, path))
-			continue;
-		for (size_t k = 0; k < sc->groups[i].nr_settings; k++) {
-			const struct cfsbw_sim_setting *st =
-				&sc->groups[i].settings[k];
-			if (!strcmp(st->file, "cpu.cfs_quota_us"))
-				quota = strtod(st->value, NULL);
-			else if (!strcmp(st->file, "cpu.cfs_period_us"))
-				period = strtod(st->value, NULL);
-			else if (!strcmp(st->file, "cpu.max")) {
-				char *e;
-				quota = strncmp(st->value, "max", 3)
-						? strtod(st->value, &e)
-						: -1;
-				if (!strncmp(st->value, "max", 3))
-					e = st->value + 3;
-				if (*e)
-					period = strtod(e, NULL);
-			}
-		}
-	}
-	return quota < 0 ? -1 : quota / period;
+	return r->quota_ns < 0 || r->quota_period_ns <= 0
+		       ? -1
+		       : (double)r->quota_ns / (double)r->quota_period_ns;
 }
 
 int cli_svg_timeline_write(struct cli_svg_timeline *t,
@@ -333,8 +314,13 @@ int cli_svg_timeline_write(struct cli_svg_timeline *t,
 	if (!f)
 		return 1;
 	int height = TOP + (int)(shown ? shown : 1) * (PANEL_H + GAP) + 10;
-	header(f, height, "CPU used per period (bars), quota (line), "
-			  "throttled periods (shaded)");
+	/* hardlimits: the runtime is each CPU's (SPEC 6) */
+	header(f, height,
+	       sc->policy == CFSBW_POLICY_HARDLIMITS
+		       ? "CPU used per period (bars), runtime of each CPU "
+			 "(line), throttled periods (shaded)"
+		       : "CPU used per period (bars), quota (line), "
+			 "throttled periods (shaded)");
 	int pw = W - LEFT - RIGHT, panel = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tl_group *g = &t->groups[i];
@@ -343,14 +329,19 @@ int cli_svg_timeline_write(struct cli_svg_timeline *t,
 		int y0 = TOP + panel++ * (PANEL_H + GAP);
 		double end = (double)(g->rows[g->n - 1].start_ns +
 				      g->rows[g->n - 1].period_ns) / 1e9;
-		double q = quota_cores(sc, g->path), ymax = q > 0 ? q : 0;
+		double ymax = 0;
+		bool limited = false;
 		for (size_t k = 0; k < g->n; k++) {
 			const struct tl_row *r = &g->rows[k];
 			double c = r->period_ns ? (double)r->used_ns /
 							  (double)r->period_ns
-						: 0;
+						: 0,
+			       q = quota_of(r);
 			if (c > ymax)
 				ymax = c;
+			if (q > ymax)
+				ymax = q;
+			limited |= q >= 0;
 		}
 		ymax = ymax > 0 ? ymax * 1.15 : 1;
 		char yl[300];
@@ -384,15 +375,33 @@ int cli_svg_timeline_write(struct cli_svg_timeline *t,
 				(double)r->period_ns / 1e9 / end * pw * 0.85, h);
 		}
 		fputs("</g>\n", f);
-		if (q > 0) {
-			double y = y0 + PANEL_H - q / ymax * PANEL_H;
+		if (limited) {
+			/* the quota in force in each period, as steps (the
+			 * group's own, from the run: a default period or a
+			 * --set is what the core had) */
 			fprintf(f, "<g id=\"quota-");
 			escaped(f, g->path);
-			fprintf(f, "\" class=\"quota\" stroke=\"#c0392b\" "
-				   "stroke-width=\"2\" stroke-dasharray=\"6 4\">"
-				   "<line x1=\"%d\" y1=\"%.2f\" x2=\"%d\" "
-				   "y2=\"%.2f\"/></g>\n",
-				LEFT, y, LEFT + pw, y);
+			fprintf(f, "\" class=\"quota\" data-cores=\"%g\" "
+				   "stroke=\"#c0392b\" stroke-width=\"2\" "
+				   "stroke-dasharray=\"6 4\" fill=\"none\">"
+				   "<polyline points=\"",
+				quota_of(&g->rows[g->n - 1]));
+			for (size_t k = 0; k < g->n; k++) {
+				const struct tl_row *r = &g->rows[k];
+				double q = quota_of(r);
+				if (q < 0)
+					continue;
+				double y = y0 + PANEL_H - q / ymax * PANEL_H;
+				fprintf(f, "%.2f,%.2f %.2f,%.2f ",
+					LEFT + (double)r->start_ns / 1e9 / end *
+						       pw,
+					y,
+					LEFT + (double)(r->start_ns +
+							r->period_ns) /
+						       1e9 / end * pw,
+					y);
+			}
+			fputs("\"/></g>\n", f);
 		}
 	}
 	return close_svg(f, path);

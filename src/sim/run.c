@@ -97,6 +97,10 @@ static void emit_sample(struct cfsbw_sim *s, struct sim_group *g)
 		.throttled_accounts = (unsigned)g->sample_throttles,
 		.throttled_time_ns =
 			(int64_t)(st.throttled_time - g->sample_throttled_time),
+		.quota_ns = cfsbw_group_quota_ns(g->cg) == CFSBW_RUNTIME_INF
+				    ? -1
+				    : cfsbw_group_quota_ns(g->cg),
+		.quota_period_ns = cfsbw_group_period_ns(g->cg),
 	};
 	s->timeline(s->timeline_ctx, &row);
 	g->sample_start_ns = s->now;
