@@ -21,6 +21,19 @@
 
 /* Run "cfsbw ARGS" from the source tree; its stdout (and stderr if
  * with_err) in buf; the exit status, -1 if it did not exit. */
+/* Run the shell command cmd; its stdout in buf; the exit status, -1 if
+ * it did not exit. */
+static int run_cmd(const char *cmd, char *buf, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	size_t n = fread(buf, 1, size - 1, p);
+	buf[n] = '\0';
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 static int cfsbw(const char *args, bool with_err, char *buf, size_t size)
 {
 	const char *bin = getenv("CFSBW_BIN");
@@ -29,13 +42,7 @@ static int cfsbw(const char *args, bool with_err, char *buf, size_t size)
 		return -1;
 	snprintf(cmd, sizeof cmd, "%s %s %s", bin, args,
 		 with_err ? "2>&1" : "2>/dev/null");
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	size_t n = fread(buf, 1, size - 1, p);
-	buf[n] = '\0';
-	int st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_cmd(cmd, buf, size);
 }
 
 #define ASSERT_HAS(text, want)                                                 \
@@ -217,13 +224,7 @@ static int xmllint(const char *path)
 {
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "xmllint --noout %s 2>&1", path);
-	FILE *p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	size_t n = fread(out2, 1, sizeof out2 - 1, p);
-	out2[n] = '\0';
-	int st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return run_cmd(cmd, out2, sizeof out2);
 }
 
 static size_t count(const char *text, const char *what)
@@ -651,11 +652,7 @@ TEST(sweep_shows_progress_on_a_terminal_only, "issue-14")
 		 "script -qec '%s sim " MIXIN " --sweep "
 		 "cpu.cfs_quota_us=10ms,20ms,30ms' /dev/null",
 		 getenv("CFSBW_BIN"));
-	FILE *p = popen(cmd, "r");
-	ASSERT_TRUE(p != NULL);
-	size_t n = fread(out, 1, sizeof out - 1, p);
-	out[n] = '\0';
-	ASSERT_INT(pclose(p), ==, 0);
+	ASSERT_INT(run_cmd(cmd, out, sizeof out), ==, 0);
 	ASSERT_HAS(out, "\rcfsbw sim --sweep: 1 of 4 done\033[K");
 	ASSERT_HAS(out, "\r\033[Ksweep of /app cpu.cfs_quota_us: 3 values");
 	ASSERT_INT(cfsbw("sim " MIXIN " --sweep cpu.cfs_quota_us=10ms,20ms,30ms",

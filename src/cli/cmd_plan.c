@@ -207,8 +207,7 @@ static void print_now(const struct cfsbw_sim_point *now,
 	       ".%02" PRId64 "%%%s)\n",
 	       now->nr_throttled, now->nr_periods, bp / 100, bp % 100,
 	       bp > 2500 ? ": CPUThrottlingHigh fires above 25%" : "");
-	size_t shown = now->nr_lines < CLI_TABLE_LINES ? now->nr_lines
-						       : CLI_TABLE_LINES;
+	size_t shown = cli_shown_lines(now);
 	for (size_t l = 0; l < shown && l < base->nr_lines; l++) {
 		const struct cfsbw_sim_point_line *x = &now->lines[l],
 						  *y = &base->lines[l];
@@ -258,18 +257,29 @@ static void print_now(const struct cfsbw_sim_point *now,
 			       : (unsigned)now->nr_lines_all);
 }
 
+/* The seeds whose search found no quota; *worst: the seed that needs the
+ * most (the answer, when none failed). */
+static unsigned seed_answers(const struct plan *p,
+			     const struct cfsbw_sim_point *pts, size_t *worst)
+{
+	unsigned failed = 0;
+	*worst = 0;
+	for (unsigned i = 0; i < p->seeds; i++) {
+		failed += pts[i].quota_ns < 0;
+		if (pts[i].quota_ns > pts[*worst].quota_ns)
+			*worst = i;
+	}
+	return failed;
+}
+
 /* The seeds' answers and the recommendation (their largest), as the
  * value of a JSON member, with the run that found it against the same
  * seed unlimited; 3 when a seed found none. */
 static int json_found(const struct plan *p, const struct cfsbw_sim_point *pts)
 {
-	unsigned n = p->seeds, failed = 0;
-	size_t worst = 0;
-	for (unsigned i = 0; i < n; i++) {
-		failed += pts[i].quota_ns < 0;
-		if (pts[i].quota_ns > pts[worst].quota_ns)
-			worst = i;
-	}
+	unsigned n = p->seeds;
+	size_t worst;
+	unsigned failed = seed_answers(p, pts, &worst);
 	printf("{\"found\": %s, \"seed_quota_ns\": [", failed ? "false" : "true");
 	for (unsigned i = 0; i < n; i++)
 		printf("%s%" PRId64, i ? ", " : "", pts[i].quota_ns);
@@ -300,13 +310,10 @@ static int json_found(const struct plan *p, const struct cfsbw_sim_point *pts)
 static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 		       const char *how)
 {
-	int64_t q[MAX_SEEDS];
 	char a[32], b[32];
-	unsigned n = p->seeds, failed = 0;
-	for (unsigned i = 0; i < n; i++) {
-		q[i] = pts[i].quota_ns;
-		failed += q[i] < 0;
-	}
+	unsigned n = p->seeds;
+	size_t worst;
+	unsigned failed = seed_answers(p, pts, &worst);
 	if (failed) {
 		if (p->per_cpu)
 			printf("%s: none meets the target, not even the whole "
@@ -318,44 +325,40 @@ static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 			       how, p->nr_cpus, failed, n);
 		return 3;
 	}
-	size_t worst = 0;
+	int64_t lo = pts[0].quota_ns, hi = pts[worst].quota_ns;
 	for (unsigned i = 1; i < n; i++)
-		if (q[i] > q[worst])
-			worst = i;
-	int64_t lo = q[0];
-	for (unsigned i = 1; i < n; i++)
-		if (q[i] < lo)
-			lo = q[i];
-	int64_t cores = cfsbw_sim_cores_micro(q[worst], p->period_ns);
+		if (pts[i].quota_ns < lo)
+			lo = pts[i].quota_ns;
+	int64_t cores = cfsbw_sim_cores_micro(hi, p->period_ns);
 	if (p->per_cpu)
 		printf("%s: %s ms per %s ms on each CPU", how,
-		       ms(a, sizeof a, q[worst]), ms(b, sizeof b, p->period_ns));
+		       ms(a, sizeof a, hi), ms(b, sizeof b, p->period_ns));
 	else
 		printf("%s: %s ms per %s ms (%" PRId64 ".%03" PRId64
 		       " CPU, %" PRId64 "m)",
-		       how, ms(a, sizeof a, q[worst]),
+		       how, ms(a, sizeof a, hi),
 		       ms(b, sizeof b, p->period_ns), cores / 1000000,
 		       cores % 1000000 / 1000, (cores + 500) / 1000);
-	if (lo == q[worst])
+	if (lo == hi)
 		printf(n > 1 ? "; all %u seeds agree\n"
 			     : "; from %u seed: --seeds N says how sure\n",
 		       n);
 	else
 		printf("; seeds need %s to %s ms\n", ms(a, sizeof a, lo),
-		       ms(b, sizeof b, q[worst]));
+		       ms(b, sizeof b, hi));
 	const struct cfsbw_sim_point *w = &pts[worst];
 	int64_t bp = cfsbw_sim_point_throttled_bp(w);
 	printf("  there: throttled in %" PRId64 ".%02" PRId64 "%% of periods",
 	       bp / 100, bp % 100);
-	for (size_t l = 0; l < w->nr_lines && l < CLI_TABLE_LINES; l++)
+	for (size_t l = 0; l < cli_shown_lines(w); l++)
 		if (w->lines[l].count)
 			printf(", line %u p99 %s ms", w->lines[l].line,
 			       ms(a, sizeof a, w->lines[l].p99_ns));
 		else
 			printf(", line %u done at %s s", w->lines[l].line,
 			       ms(a, sizeof a, w->lines[l].last_exit_ns / 1000));
-	if (w->nr_lines > CLI_TABLE_LINES)
-		printf(", and %zu more lines", w->nr_lines - CLI_TABLE_LINES);
+	if (w->nr_lines > cli_shown_lines(w))
+		printf(", and %zu more lines", w->nr_lines - cli_shown_lines(w));
 	putchar('\n');
 	return 0;
 }

@@ -190,7 +190,7 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 			;
 	}
 	for (size_t i = 0; !status && i < n; i++)
-		if (!seen || !seen[i]) {
+		if (!seen[i]) {
 			fprintf(stderr, "cfsbw: a worker died before run %zu\n", i);
 			status = 1;
 		}
@@ -299,11 +299,9 @@ static size_t p50_width(unsigned line)
 	return n > 0 ? (size_t)n : 0;
 }
 
-/* The lines a table has columns for: the first CLI_TABLE_LINES. */
-static size_t shown_lines(const struct cfsbw_sim_point *base)
+size_t cli_shown_lines(const struct cfsbw_sim_point *p)
 {
-	return base->nr_lines < CLI_TABLE_LINES ? base->nr_lines
-						: CLI_TABLE_LINES;
+	return p->nr_lines < CLI_TABLE_LINES ? p->nr_lines : CLI_TABLE_LINES;
 }
 
 /* Under a table that could not show every line: how many it shows, and
@@ -326,7 +324,7 @@ static void print_header(const struct sweep *sw,
 {
 	printf("%-18s %10s %12s %12s", sw->target.file, "cores",
 	       "throttled %", "throttled s");
-	for (size_t l = 0; l < shown_lines(base); l++) {
+	for (size_t l = 0; l < cli_shown_lines(base); l++) {
 		const struct cfsbw_sim_point_line *bl = &base->lines[l];
 		if (bl->count)
 			printf("  line %u: +p50 ms %*s %*s", bl->line,
@@ -347,7 +345,7 @@ static void print_row(const char *value, const struct cfsbw_sim_point *p,
 	       " %12s",
 	       value, micro / 1000000, micro % 1000000, bp / 100, bp % 100,
 	       cli_fmt_ms(a, sizeof a, p->throttled_time_ns / 1000, false));
-	for (size_t l = 0; l < p->nr_lines && l < shown_lines(base); l++) {
+	for (size_t l = 0; l < p->nr_lines && l < cli_shown_lines(base); l++) {
 		const struct cfsbw_sim_point_line *pl = &p->lines[l],
 						  *bl = &base->lines[l];
 		if (bl->count)
@@ -437,7 +435,7 @@ static int draw(const struct sweep *sw, const struct cfsbw_sim_scenario *sc,
 		const struct cfsbw_sim_point *pts, const char *path)
 {
 	const struct cfsbw_sim_point *base = &pts[0];
-	size_t nl = shown_lines(base);
+	size_t nl = cli_shown_lines(base);
 	double *x = calloc(sw->n, sizeof(*x)),
 	       *y = calloc(sw->n * (nl + 1), sizeof(*y));
 	struct cli_svg_series series[CLI_TABLE_LINES + 1];

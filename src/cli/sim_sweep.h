@@ -24,6 +24,8 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *sweep,
  * point holds up to CFSBW_SIM_POINT_MAX_LINES, which --json shows and a
  * plan checks, but a row of 64 lines' latencies is no table. */
 #define CLI_TABLE_LINES 8u
+/* The lines of p a table prints: the first CLI_TABLE_LINES. */
+size_t cli_shown_lines(const struct cfsbw_sim_point *p);
 
 /* One point as a JSON object on standard output: the group's figures,
  * then its lines with what the limit added against base (the unlimited
