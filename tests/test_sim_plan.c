@@ -471,10 +471,12 @@ TEST(svg_sweep_draws_each_line_in_one_panel, "issue-14")
 	ASSERT_TRUE(strstr(out, "<g id=\"series-9\"") == NULL);
 	/* 3 values: 3 points for each of the 9 curves */
 	ASSERT_UINT(count(out, "<circle"), ==, 27);
-	/* the legend: 8 names, 8 colours */
+	/* the legend: 8 names, 8 colours, on a white box 8 rows high
+	 * (8 x 16 + 6 px) that keeps the curves from running through them */
 	const char *leg = strstr(out, "<g class=\"legend\">");
 	ASSERT_TRUE(leg != NULL);
 	ASSERT_UINT(count(leg, "<text"), ==, 8);
+	ASSERT_HAS(leg, "height=\"134\" fill=\"white\"");
 	ASSERT_HAS(leg, "stroke=\"#c0392b\"");
 	ASSERT_HAS(leg, "stroke=\"#2c3e50\"");
 }

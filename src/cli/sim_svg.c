@@ -161,11 +161,25 @@ static void curve(FILE *f, const struct cli_svg_series *se, size_t s,
 	fputs("</g>\n", f);
 }
 
-/* The names of a panel's series, in their colours, at its top right. */
+/* The names of a panel's series, in their colours, at its top right, on
+ * a white box that keeps the curves and grid lines under it from running
+ * through the names (the box's width from the longest name, at about
+ * 6.6 px a character of the 12 px sans-serif). */
 static void legend(FILE *f, const struct cli_svg_series *series, size_t first,
 		   size_t end, int y0)
 {
+	size_t longest = 0;
+	for (size_t s = first; s < end; s++)
+		if (strlen(series[s].title) > longest)
+			longest = strlen(series[s].title);
+	int pw = W - LEFT - RIGHT;
+	int bw = (int)((double)longest * 6.6) + 56;
+	if (bw > pw - 8)
+		bw = pw - 8;
 	fputs("<g class=\"legend\">\n", f);
+	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+		   "fill=\"white\" fill-opacity=\"0.9\" stroke=\"#ccc\"/>\n",
+		W - RIGHT - 4 - bw, y0 + 2, bw, (int)(end - first) * 16 + 6);
 	for (size_t s = first; s < end; s++) {
 		int y = y0 + 14 + (int)(s - first) * 16;
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
