@@ -18,6 +18,9 @@
  */
 #include "sim/sim_int.h"
 
+/* a queue's curr when it has none, to update_min_vruntime: on no queue */
+const struct sim_entity cfsbw_sim__no_entity = {.on_rq = false};
+
 static inline struct sim_entity *entity_of(struct ph_node *n)
 {
 	return container_of(n, struct sim_entity, node);

@@ -282,22 +282,33 @@ static inline struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q
 {
 	return q->root ? container_of(q->root, struct sim_entity, node) : NULL;
 }
+/* c ? a : b without a branch (a mask), where c is unpredictable. */
+static inline int64_t sim_select(bool c, int64_t a, int64_t b)
+{
+	uint64_t mask = (uint64_t)0 - (uint64_t)c;
+	return (int64_t)((uint64_t)b ^ (((uint64_t)a ^ (uint64_t)b) & mask));
+}
+
+/* An entity that is on no queue: what a queue with no curr reads as its
+ * curr (cfsbw_sim__cfs_update_min_vruntime). */
+extern const struct sim_entity cfsbw_sim__no_entity;
+
 /* min_vruntime only moves forward: it is the queue's notion of "now"
- * (inline: at every settle and dequeue). */
+ * (inline: at every settle and dequeue).  Written as selections, not
+ * branches, a queue without curr reading cfsbw_sim__no_entity (on no
+ * queue): whether curr is queued and whether the heap is empty change
+ * from one call to the next at random, and as branches this was the
+ * simulator's most often mispredicted one. */
 static inline void cfsbw_sim__cfs_update_min_vruntime(struct sim_cfs_rq *q)
 {
-	bool have = false;
-	int64_t v = 0;
-	if (q->curr && q->curr->on_rq) {
-		v = q->curr->vruntime;
-		have = true;
-	}
-	if (q->root && (!have || vtime_before(q->left_vruntime, v))) {
-		v = q->left_vruntime;
-		have = true;
-	}
-	if (have && vtime_diff(v, q->min_vruntime) > 0)
-		q->min_vruntime = v;
+	const struct sim_entity *curr =
+		q->curr ? q->curr : &cfsbw_sim__no_entity;
+	int64_t m = q->min_vruntime, left = q->left_vruntime;
+	bool has_left = q->root != NULL, has_curr = curr->on_rq;
+	int64_t cv = curr->vruntime;
+	bool curr_first = has_curr & !(has_left & vtime_before(left, cv));
+	int64_t v = sim_select(curr_first, cv, sim_select(has_left, left, m));
+	q->min_vruntime = sim_select(vtime_diff(v, m) > 0, v, m);
 }
 /*
  * Take in what curr ran since it was last taken in, as Linux's
