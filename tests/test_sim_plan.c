@@ -305,6 +305,25 @@ TEST(svg_timeline_has_use_quota_and_throttled_stretches, "issue-14")
 }
 
 
+/*
+ * A long run's timeline widens so that each period keeps a bar of its own:
+ * at least 3 px a period (bars 85% of it), beyond the usual 960 px.  40 s
+ * of 100 ms periods: 400 bars of 2.55 px, a picture 80 + 1200 + 30 px
+ * wide; 10 s stays 960 px (100 periods of 8.5 px).
+ */
+TEST(svg_timeline_of_a_long_run_is_wider, "issue-14")
+{
+	ASSERT_INT(picture("sim " MIXIN " --duration 40s"), ==, 0);
+	ASSERT_HAS(out, "width=\"1310\" height=");
+	const char *used = strstr(out, "<g id=\"used-/app\"");
+	ASSERT_TRUE(used != NULL);
+	ASSERT_UINT(count(used, "width=\"2.55\"") -
+			    count(strstr(used, "</g>"), "width=\"2.55\""),
+		    ==, 400);
+	ASSERT_INT(picture("sim " MIXIN " --duration 10s"), ==, 0);
+	ASSERT_HAS(out, "width=\"960\" height=");
+}
+
 /* text in a file of its own, its path in path */
 static bool write_file(char *path, size_t size, const char *text)
 {
@@ -673,6 +692,7 @@ TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(sweep_shows_progress_on_a_terminal_only)
 	  TEST_ENTRY(plan_under_hardlimits_speaks_of_runtime_per_cpu)
 	  TEST_ENTRY(svg_timeline_quota_is_the_cores_of_the_run)
+	  TEST_ENTRY(svg_timeline_of_a_long_run_is_wider)
 	  TEST_ENTRY(svg_sweep_curves_are_xml_with_both_series)
 	  TEST_ENTRY(svg_sweep_draws_each_line_in_one_panel)
 	  TEST_ENTRY(svg_timeline_has_use_quota_and_throttled_stretches))

@@ -25,6 +25,9 @@
 #define RIGHT 30
 #define TOP 50
 #define GAP 70
+/* a timeline's least width per period, and its widest picture */
+#define TL_BAR_PX 3.0
+#define TL_MAX_W 6000
 
 static void escaped(FILE *f, const char *s)
 {
@@ -42,17 +45,17 @@ static void escaped(FILE *f, const char *s)
 	}
 }
 
-/* A round step for about 5 ticks over [0, max]. */
-static double nice_step(double max)
+/* A round step for about `ticks` ticks over [0, max]. */
+static double nice_step(double max, double ticks)
 {
 	if (max <= 0)
 		return 1;
-	double raw = max / 5, mag = pow(10, floor(log10(raw)));
+	double raw = max / ticks, mag = pow(10, floor(log10(raw)));
 	double r = raw / mag;
 	return (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
 }
 
-static void header(FILE *f, int height, const char *title)
+static void header(FILE *f, int width, int height, const char *title)
 {
 	fprintf(f,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -61,20 +64,21 @@ static void header(FILE *f, int height, const char *title)
 		"font-family=\"sans-serif\" font-size=\"12\">\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
 		"<text x=\"%d\" y=\"24\" font-size=\"16\">",
-		W, height, W, height, LEFT);
+		width, height, width, height, LEFT);
 	escaped(f, title);
 	fputs("</text>\n", f);
 }
 
-/* Axes of a panel at y0 with x in [x0, x1] and y in [0, ymax]. */
-static void axes(FILE *f, int y0, double x0, double x1, double ymax,
-		 const char *xlabel, const char *ylabel)
+/* Axes of a panel at y0, width wide, with x in [x0, x1] and y in
+ * [0, ymax]: a tick on x every 170 px or so, 5 on y. */
+static void axes(FILE *f, int width, int y0, double x0, double x1,
+		 double ymax, const char *xlabel, const char *ylabel)
 {
-	int pw = W - LEFT - RIGHT;
+	int pw = width - LEFT - RIGHT;
 	fprintf(f, "<g class=\"axes\" stroke=\"#444\" fill=\"none\">"
 		   "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/></g>\n",
 		LEFT, y0, pw, PANEL_H);
-	double ys = nice_step(ymax);
+	double ys = nice_step(ymax, 5);
 	for (double v = 0; v <= ymax + ys / 1000; v += ys) {
 		double y = y0 + PANEL_H - v / ymax * PANEL_H;
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" "
@@ -82,7 +86,8 @@ static void axes(FILE *f, int y0, double x0, double x1, double ymax,
 			   "text-anchor=\"end\">%g</text>\n",
 			LEFT, y, LEFT + pw, y, LEFT - 6, y + 4, v);
 	}
-	double span = x1 - x0 > 0 ? x1 - x0 : 1, xs = nice_step(span);
+	double span = x1 - x0 > 0 ? x1 - x0 : 1,
+	       xs = nice_step(span, (double)pw / 170);
 	for (double v = ceil(x0 / xs) * xs; v <= x1 + xs / 1000; v += xs) {
 		double x = LEFT + (v - x0) / span * pw;
 		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g"
@@ -204,7 +209,7 @@ int cli_svg_sweep_write(const char *path, const char *title,
 	if (!f)
 		return 1;
 	int height = TOP + (int)nr_panels * (PANEL_H + GAP) + 10;
-	header(f, height, title);
+	header(f, W, height, title);
 	double x0 = n ? x[0] : 0, x1 = n ? x[n - 1] : 1;
 	int y0 = TOP;
 	for (size_t first = 0, end; first < nr_series;
@@ -223,7 +228,7 @@ int cli_svg_sweep_write(const char *path, const char *title,
 			 end - first == 1 ? series[first].title
 					  : series[first].axis,
 			 series[first].unit);
-		axes(f, y0, x0, x1, ymax, x_label, yl);
+		axes(f, W, y0, x0, x1, ymax, x_label, yl);
 		for (size_t s = first; s < end; s++)
 			curve(f, &series[s], s, y0, ymax, x, n);
 		if (end - first > 1)
@@ -321,21 +326,36 @@ int cli_svg_timeline_write(struct cli_svg_timeline *t,
 			path);
 		return 1;
 	}
-	size_t shown = 0;
-	for (size_t i = 0; i < t->n; i++)
-		shown += strcmp(t->groups[i].path, "/") != 0;
+	size_t shown = 0, periods = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (!strcmp(t->groups[i].path, "/"))
+			continue;
+		shown++;
+		if (t->groups[i].n > periods)
+			periods = t->groups[i].n;
+	}
+	/* at least TL_BAR_PX per period, so that a long run's bars stay
+	 * bars (600 periods of a minute in the usual 850 px were 1.4 px
+	 * each): wider than a screen then, up to TL_MAX_W */
+	int width = W;
+	if ((double)periods * TL_BAR_PX > W - LEFT - RIGHT)
+		width = LEFT + RIGHT +
+			(int)((double)periods * TL_BAR_PX <
+					      TL_MAX_W - LEFT - RIGHT
+				      ? (double)periods * TL_BAR_PX
+				      : TL_MAX_W - LEFT - RIGHT);
 	FILE *f = open_svg(path);
 	if (!f)
 		return 1;
 	int height = TOP + (int)(shown ? shown : 1) * (PANEL_H + GAP) + 10;
 	/* hardlimits: the runtime is each CPU's (SPEC 6) */
-	header(f, height,
+	header(f, width, height,
 	       sc->policy == CFSBW_POLICY_HARDLIMITS
 		       ? "CPU used per period (bars), runtime of each CPU "
 			 "(line), throttled periods (shaded)"
 		       : "CPU used per period (bars), quota (line), "
 			 "throttled periods (shaded)");
-	int pw = W - LEFT - RIGHT, panel = 0;
+	int pw = width - LEFT - RIGHT, panel = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		const struct tl_group *g = &t->groups[i];
 		if (!strcmp(g->path, "/") || !g->n)
@@ -360,7 +380,7 @@ int cli_svg_timeline_write(struct cli_svg_timeline *t,
 		ymax = ymax > 0 ? ymax * 1.15 : 1;
 		char yl[300];
 		snprintf(yl, sizeof yl, "%s: cores used per period", g->path);
-		axes(f, y0, 0, end, ymax, "time (s)", yl);
+		axes(f, width, y0, 0, end, ymax, "time (s)", yl);
 		fprintf(f, "<g id=\"throttled-");
 		escaped(f, g->path);
 		fputs("\" class=\"throttled\" fill=\"#f5b7b1\">\n", f);
