@@ -337,13 +337,11 @@ int cli_svg_timeline_write(struct cli_svg_timeline *t,
 	/* at least TL_BAR_PX per period, so that a long run's bars stay
 	 * bars (600 periods of a minute in the usual 850 px were 1.4 px
 	 * each): wider than a screen then, up to TL_MAX_W */
-	int width = W;
-	if ((double)periods * TL_BAR_PX > W - LEFT - RIGHT)
-		width = LEFT + RIGHT +
-			(int)((double)periods * TL_BAR_PX <
-					      TL_MAX_W - LEFT - RIGHT
-				      ? (double)periods * TL_BAR_PX
-				      : TL_MAX_W - LEFT - RIGHT);
+	double bars_px = (double)periods * TL_BAR_PX;
+	if (bars_px > TL_MAX_W - LEFT - RIGHT)
+		bars_px = TL_MAX_W - LEFT - RIGHT;
+	int width = bars_px > W - LEFT - RIGHT ? LEFT + RIGHT + (int)bars_px
+					       : W;
 	FILE *f = open_svg(path);
 	if (!f)
 		return 1;
