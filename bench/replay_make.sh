@@ -68,6 +68,17 @@ fresh_copy() {
 
 now_ns() { date +%s%N; }
 
+# The replay of trace $1 under a quota of $2 us (the v4 period that
+# cfsbw run sets, 500 ms): when it ends, in ms of simulated time.
+replay_ms() {
+	"$bin" sim --replay "$1" --cpus "$(nproc)" \
+		--sweep "cpu.cfs_quota_us=$2" |
+		awk -v v="$2" '$1 == v { printf "%d", $5 * 1000 }'
+}
+
+# a against b, in per cent
+off() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", (a - b) * 100 / b }'; }
+
 echo "== replay of make -j2 (cfsbw, clean build), $(nproc) CPUs${shield:+, shielded (cpu.shares 262144)}"
 echo "   before: load $(cut -d' ' -f1-3 /proc/loadavg), $(pressure)"
 
@@ -88,10 +99,7 @@ echo "   replayed, no limit: CPU ${sim_cpu} ms: $(awk -v a="$sim_cpu" -v b="$rec
 	'BEGIN { printf "%+.2f%% of the recorded (target: within 2%%)", (a - b) * 100 / b }')"
 
 # --cpus 0.5 as cfsbw run sets it (v4: a 500 ms period, 250 ms of quota)
-"$bin" sim --replay "$work/make.trace" --cpus "$(nproc)" \
-	--sweep cpu.cfs_quota_us=250ms > "$work/sweep.txt"
-sim_wall=$(awk '$1 == "250000" { printf "%d", $5 * 1000 }' \
-	"$work/sweep.txt")
+sim_wall=$(replay_ms "$work/make.trace" 250000)
 
 fresh_copy
 t0=$(now_ns)
@@ -101,20 +109,15 @@ t1=$(now_ns)
 run_wall=$(( (t1 - t0) / 1000000 ))
 run_cpu=$(sed 's/.*"usage_ns": \([0-9]*\).*/\1/' "$work/run.json")
 run_cpu=$(( run_cpu / 1000000 ))
-echo "   --cpus 0.5: cfsbw run ${run_wall} ms, the replay ${sim_wall} ms: $(awk \
-	-v a="$sim_wall" -v b="$run_wall" \
-	'BEGIN { printf "%+.1f%% (target: within 10%%)", (a - b) * 100 / b }'); $(pressure)"
+echo "   --cpus 0.5: cfsbw run ${run_wall} ms, the replay ${sim_wall} ms: $(off \
+	"$sim_wall" "$run_wall") (target: within 10%); $(pressure)"
 # What the build got: below 0.5 CPU, the machine's other work held it back
 # more than the limit did.  The replay at the rate it got, for comparison.
 got=$(awk -v c="$run_cpu" -v w="$run_wall" 'BEGIN { printf "%.3f", c / w }')
 echo "   cfsbw run's build got ${got} CPU on average (${run_cpu} ms of CPU)"
 got_us=$(awk -v g="$got" 'BEGIN { printf "%d", g * 500000 }')
-"$bin" sim --replay "$work/make.trace" --cpus "$(nproc)" \
-	--sweep "cpu.cfs_quota_us=$got_us" > "$work/sweep2.txt"
-sim_got=$(awk -v v="$got_us" '$1 == v { printf "%d", $5 * 1000 }' \
-	"$work/sweep2.txt")
-echo "   the replay at ${got} CPU: ${sim_got} ms: $(awk -v a="$sim_got" \
-	-v b="$run_wall" 'BEGIN { printf "%+.1f%%", (a - b) * 100 / b }')"
+sim_got=$(replay_ms "$work/make.trace" "$got_us")
+echo "   the replay at ${got} CPU: ${sim_got} ms: $(off "$sim_got" "$run_wall")"
 # The same clean build's CPU moves by up to 14% from one run to the next
 # on a shared VM (bench/README.md), and the recording and the limited
 # build run minutes apart.  The replay with the CPU the limited build
@@ -128,11 +131,7 @@ awk -v k="$k" '
 	$1 == "exit" { $3 = sprintf("%.0f", $3 * k) }
 	$1 == "end" { $2 = sprintf("%.0f", $2 * k) }
 	{ print }' "$work/make.trace" > "$work/scaled.trace"
-"$bin" sim --replay "$work/scaled.trace" --cpus "$(nproc)" \
-	--sweep cpu.cfs_quota_us=250ms > "$work/sweep3.txt"
-sim_scaled=$(awk '$1 == "250000" { printf "%d", $5 * 1000 }' \
-	"$work/sweep3.txt")
-echo "   the replay with the limited build's CPU (x${k}): ${sim_scaled} ms: $(awk \
-	-v a="$sim_scaled" -v b="$run_wall" \
-	'BEGIN { printf "%+.1f%%", (a - b) * 100 / b }')"
+sim_scaled=$(replay_ms "$work/scaled.trace" 250000)
+echo "   the replay with the limited build's CPU (x${k}): ${sim_scaled} ms: $(off \
+	"$sim_scaled" "$run_wall")"
 echo "   after: load $(cut -d' ' -f1-3 /proc/loadavg)"
