@@ -476,6 +476,9 @@ TEST(exit_status_passes_through, "record cli")
 		struct rec_run r;
 		record(args, (uid_t)-1, host_bin(), &r);
 		ASSERT_INT(r.exit_code, ==, cases[i].want);
+		/* one thread, said in the singular */
+		if (i == 0)
+			ASSERT_TRUE(strstr(r.err, "record: 1 thread, ") != NULL);
 	}
 	const char *none[] = {"-o", trace_file(), "--", "/nonexistent/cmd", NULL};
 	struct rec_run r;

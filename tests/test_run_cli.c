@@ -383,6 +383,8 @@ TEST(stats_file_and_stat_interval, "R12 cli")
 	ASSERT_INT(reports, >=, 3);
 	ASSERT_TRUE(strstr(r.err, "usage") != NULL);
 	ASSERT_TRUE(strstr(r.err, "throttled_time") != NULL);
+	/* the one spinning process, counted in the singular */
+	ASSERT_TRUE(strstr(r.err, ", 1 process, nr_periods") != NULL);
 }
 
 /*

@@ -146,9 +146,10 @@ int cli_record_main(int argc, char **argv)
 		fprintf(stderr, "cfsbw record: the kernel dropped %" PRIu64
 			" switch records (its buffer was full): the trace "
 			"misses some runs\n", r.lost);
-	fprintf(stderr, "cfsbw record: %" PRIu64 " threads, %" PRIu64
-		" runs, %.3f s of CPU in %.3f s; own CPU %.3f s (%.2f%%)\n",
-		r.threads, r.runs, (double)r.recorded_cpu_ns / 1e9,
+	fprintf(stderr, "cfsbw record: %" PRIu64 " thread%s, %" PRIu64
+		" run%s, %.3f s of CPU in %.3f s; own CPU %.3f s (%.2f%%)\n",
+		r.threads, r.threads == 1 ? "" : "s", r.runs,
+		r.runs == 1 ? "" : "s", (double)r.recorded_cpu_ns / 1e9,
 		(double)r.length_ns / 1e9, (double)r.own_cpu_ns / 1e9,
 		r.recorded_cpu_ns
 			? 100.0 * (double)r.own_cpu_ns /

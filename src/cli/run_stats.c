@@ -100,9 +100,10 @@ void cli_run_print_stat(void *ctx, struct cfsbw_host *h)
 	for (char *c = buf; *c; c++)
 		if (*c == '\n')
 			*c = c[1] ? ' ' : '\0';
+	unsigned live = cfsbw_host_nr_live(h);
 	fprintf(stderr,
-		"cfsbw: %.3f s: usage %.3f s (%.3f CPUs), %u processes, %s\n",
+		"cfsbw: %.3f s: usage %.3f s (%.3f CPUs), %u process%s, %s\n",
 		(double)wall / 1e9, (double)usage / 1e9,
-		wall > 0 ? (double)usage / (double)wall : 0.0,
-		cfsbw_host_nr_live(h), buf);
+		wall > 0 ? (double)usage / (double)wall : 0.0, live,
+		live == 1 ? "" : "es", buf);
 }

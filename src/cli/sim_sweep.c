@@ -526,11 +526,12 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 	}
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	status = cli_parallel(sw.n + 1, sweep_job, &sw, pts, "sim --sweep");
+	long workers = cpus < 1 ? 1 : cpus > (long)sw.n + 1 ? (long)sw.n + 1 : cpus;
 	if (!status && !json)
-		printf("sweep of %s %s: %zu values, %ld workers; latency added "
-		       "against the same runs with %s unlimited\n",
+		printf("sweep of %s %s: %zu value%s, %ld worker%s; latency "
+		       "added against the same runs with %s unlimited\n",
 		       sw.target.group, sw.target.file, sw.n,
-		       cpus < 1 ? 1 : cpus > (long)sw.n + 1 ? (long)sw.n + 1 : cpus,
+		       sw.n == 1 ? "" : "s", workers, workers == 1 ? "" : "s",
 		       sw.target.group);
 	if (!status) {
 		if (json) {
