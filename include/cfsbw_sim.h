@@ -155,6 +155,12 @@ struct cfsbw_sim_task_spec {
 	const char *trace_format; /* "csv", "cfsbw", "perf", "rt-app" */
 	bool trace_gated; /* threads' wake-ups tied to progress (recorded
 			   * traces); used when each thread is replayed once */
+	/* wakeups=recorded: each wake-up of a recorded trace at the time it
+	 * was recorded, whatever the replay's progress (open loop: a
+	 * service's requests arrive when they arrive); the time from each
+	 * wake-up (and thread start) to the end of the run after it is the
+	 * line's latency.  Default: tied to progress (trace_gated). */
+	bool trace_open;
 };
 
 struct cfsbw_sim_scenario {

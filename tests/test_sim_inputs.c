@@ -309,6 +309,15 @@ TEST(replay_unlimited_gives_back_the_recorded_cpu, "issue-14")
 	cfsbw_sim_scenario_free(&sc);
 }
 
+/* One thread: 30 ms of CPU at the start of each 100 ms, 10 times. */
+static void ten_bursts(char *text, size_t size)
+{
+	size_t len = (size_t)snprintf(text, size, "cfsbw-trace 1\nthread 1 1 a\n");
+	for (int i = 0; i < 10; i++)
+		len += (size_t)snprintf(text + len, size - len, "run 1 %d %d\n",
+					i * 100000000, i * 100000000 + 30000000);
+}
+
 TEST(replay_is_closed_loop_under_a_limit, "issue-14")
 {
 	/* one thread: 30 ms of CPU, 70 ms asleep, 10 times: 1 s unlimited.
@@ -316,12 +325,7 @@ TEST(replay_is_closed_loop_under_a_limit, "issue-14")
 	 * sleeps after it shift: the last exit comes after 10 * (~200 +
 	 * 70) ms, not at 1 s. */
 	char text[4096];
-	size_t len = (size_t)snprintf(text, sizeof text,
-				      "cfsbw-trace 1\nthread 1 1 a\n");
-	for (int i = 0; i < 10; i++)
-		len += (size_t)snprintf(text + len, sizeof text - len,
-					"run 1 %d %d\n", i * 100000000,
-					i * 100000000 + 30000000);
+	ten_bursts(text, sizeof text);
 	struct cfsbw_sim_scenario sc;
 	struct cfsbw_sim_error err;
 	ASSERT_INT(parse(text, &sc, &err), ==, 0);
@@ -637,6 +641,103 @@ static int run_cli(const char *trace, char *out, size_t size)
 	return st >= 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/*
+ * wakeups=recorded (open loop): a service's requests arrive when they
+ * arrive.  One thread, 30 ms of CPU every 100 ms, 10 times.  Unlimited,
+ * each wake-up's run is done 30 ms after it.  Under 10 ms per 100 ms the
+ * thread needs three periods per wake-up and falls behind: wake-up k,
+ * due at k * 100 ms, cannot be done before 30 (k + 1) ms of CPU have
+ * been served at 10 ms a period, so the last (due at 900 ms) finishes
+ * after 2.9 s, 2 s and more late, and each is later than the one before.
+ * Tied to progress, the same trace records no latencies: there a
+ * wake-up comes after the work before it, whenever that is done.
+ */
+static int parse_open(const char *group_args, const char *task_args,
+		      const char *text, struct cfsbw_sim_scenario *sc,
+		      struct cfsbw_sim_error *err)
+{
+	char scenario[256];
+	snprintf(scenario, sizeof scenario,
+		 "cpus 2\npolicy upstream\ngroup /app%s\ntask /app trace "
+		 "file=x%s\n",
+		 group_args, task_args);
+	cfsbw_sim_scenario_init(sc);
+	int rc = cfsbw_sim_scenario_parse(sc, scenario, err);
+	if (!rc)
+		rc = cfsbw_sim_replay_parse(&sc->tasks[0], text, err);
+	sc->duration_ns = 60 * CFSBW_NSEC_PER_SEC;
+	sc->until_done = true;
+	return rc;
+}
+
+TEST(replay_open_loop_wakes_at_the_recorded_times, "issue-14")
+{
+	char text[4096];
+	ten_bursts(text, sizeof text);
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim_line_result r;
+	ASSERT_INT(parse_open("", " wakeups=recorded", text, &sc, &err), ==, 0);
+	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
+	cfsbw_sim_scenario_free(&sc);
+	ASSERT_UINT(r.latency.count, ==, 10);
+	ASSERT_INT(r.latency.p50_ns, ==, 30000000);
+	ASSERT_INT(r.latency.max_ns, ==, 30000000);
+	ASSERT_INT(r.last_exit_ns, ==, 930000000);
+
+	ASSERT_INT(parse_open(" cpu.cfs_quota_us=10000 cpu.cfs_period_us=100000",
+			      " wakeups=recorded", text, &sc, &err),
+		   ==, 0);
+	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
+	cfsbw_sim_scenario_free(&sc);
+	printf("    limited: p50 %.1f ms, max %.1f ms, last exit %.3f s\n",
+	       (double)r.latency.p50_ns / 1e6, (double)r.latency.max_ns / 1e6,
+	       (double)r.last_exit_ns / 1e9);
+	ASSERT_UINT(r.latency.count, ==, 10);
+	ASSERT_INT(r.cpu_ns, ==, 300000000);
+	ASSERT_INT(r.last_exit_ns, >=, 2900000000);
+	ASSERT_INT(r.latency.max_ns, >=, 2000000000);
+	/* falling behind: the middle one is about 1 s late, the last 2 s */
+	ASSERT_INT(r.latency.max_ns - r.latency.p50_ns, >=, 800000000);
+
+	ASSERT_INT(parse_open(" cpu.cfs_quota_us=10000 cpu.cfs_period_us=100000",
+			      "", text, &sc, &err),
+		   ==, 0);
+	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
+	cfsbw_sim_scenario_free(&sc);
+	ASSERT_UINT(r.latency.count, ==, 0);
+}
+
+/* wakeups= takes progress or recorded, and recorded needs the recorded
+ * times: a CSV trace and an rt-app file are errors, naming why. */
+TEST(replay_open_loop_bad_input, "issue-14")
+{
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	ASSERT_INT(parse_open("", " wakeups=sometimes", "", &sc, &err), ==,
+		   -EINVAL);
+	cfsbw_sim_scenario_free(&sc);
+	ASSERT_UINT(err.line, ==, 4);
+	ASSERT_CONTAINS(err.msg, "'wakeups=sometimes': wakeups is progress");
+	ASSERT_INT(parse_open("", " wakeups=recorded", "30000,70000\n", &sc,
+			      &err),
+		   ==, -EINVAL);
+	cfsbw_sim_scenario_free(&sc);
+	ASSERT_CONTAINS(err.msg, "a CSV trace has durations");
+	ASSERT_INT(parse_open("", " wakeups=recorded",
+			      "{\"tasks\": {\"a\": {\"run\": 1000, "
+			      "\"sleep\": 1000}}}",
+			      &sc, &err),
+		   ==, -EINVAL);
+	cfsbw_sim_scenario_free(&sc);
+	ASSERT_CONTAINS(err.msg, "an rt-app file's tasks keep their own timers");
+	/* progress is the default, and may be written */
+	ASSERT_INT(parse_open("", " wakeups=progress", "30000,70000\n", &sc,
+			      &err),
+		   ==, 0);
+	cfsbw_sim_scenario_free(&sc);
+}
+
 TEST(command_names_trace_file_and_line, "issue-14")
 {
 	char out[1024];
@@ -686,4 +787,6 @@ TEST_MAIN(TEST_ENTRY(cfsbw_trace_threads_and_steps)
 	  TEST_ENTRY(rtapp_timer_modes_when_late)
 	  TEST_ENTRY(rtapp_forever_loop_ends_with_global_duration)
 	  TEST_ENTRY(rtapp_timer_latencies_are_reported)
+	  TEST_ENTRY(replay_open_loop_wakes_at_the_recorded_times)
+	  TEST_ENTRY(replay_open_loop_bad_input)
 	  TEST_ENTRY(command_names_trace_file_and_line))

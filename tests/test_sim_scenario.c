@@ -316,10 +316,7 @@ static int run_cli(const char *scenario, const char *args, char *buf,
 TEST(command_exits_2_naming_file_and_line, "section-7")
 {
 	char out[1024];
-	if (!getenv("CFSBW_BIN")) {
-		printf("    (CFSBW_BIN not set: run through make test)\n");
-		return;
-	}
+	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
 	ASSERT_INT(run_cli("cpus 2\nhz 5\n", "", out, sizeof out), ==, 2);
 	ASSERT_TRUE(strstr(out, ":2: hz '5'") != NULL);
 	ASSERT_TRUE(strstr(out, "/tmp/cfsbw-test-sim-") != NULL);
@@ -351,6 +348,14 @@ TEST(command_exits_2_naming_file_and_line, "section-7")
 	ASSERT_TRUE(strstr(out, "--max-memory '0'") != NULL);
 	ASSERT_INT(run_cli("cpus 1\n", "--max-memory 2X", out, sizeof out), ==,
 		   2);
+	/* --wakeups belongs to --replay, and takes one of two words */
+	ASSERT_INT(run_cli("cpus 1\n", "--wakeups recorded", out, sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, "--wakeups 'recorded': goes with --replay") !=
+		    NULL);
+	ASSERT_INT(run_cli("cpus 1\n", "--wakeups often", out, sizeof out), ==,
+		   2);
+	ASSERT_TRUE(strstr(out, "--wakeups 'often': expected progress") != NULL);
 }
 
 /*
@@ -362,10 +367,7 @@ TEST(command_exits_2_naming_file_and_line, "section-7")
 TEST(memory_budget_bounds_the_run, "section-7")
 {
 	char out[1024];
-	if (!getenv("CFSBW_BIN")) {
-		printf("    (CFSBW_BIN not set: run through make test)\n");
-		return;
-	}
+	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
 	/* 10^6 arrivals a second of 1 us each: about 200,000 latencies of
 	 * 8 bytes in 200 ms (1.6 MB, in an array that doubles). */
 	const char *flood = "duration 200ms\ngroup /a\n"
@@ -429,10 +431,7 @@ TEST(hostile_scenarios_are_refused_naming_the_line, "section-7 issue-16")
 			"task / requests rate=1000000000/s service=1ns\n",
 			&e),
 		   ==, 0);
-	if (!getenv("CFSBW_BIN")) {
-		printf("    (CFSBW_BIN not set: run through make test)\n");
-		return;
-	}
+	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
 	ASSERT_INT(run_cli("duration 10s\ntask / duty run=1ns sleep=0ns\n", "",
 			   out, sizeof out),
 		   ==, 2);
@@ -490,10 +489,7 @@ TEST(shipped_scenarios_run, "section-7")
 		"stranded-slices-hardlimits.sim", "latency-periods.sim",
 	};
 	static const char *const policies[] = {"v4", "upstream", "hardlimits"};
-	if (!getenv("CFSBW_BIN")) {
-		printf("    (CFSBW_BIN not set: run through make test)\n");
-		return;
-	}
+	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
 		for (size_t k = 0; k < 3; k++) {
 			char args[256];
@@ -519,10 +515,7 @@ TEST(shipped_scenarios_run, "section-7")
  */
 TEST(readme_shows_what_the_command_prints, "section-7")
 {
-	if (!getenv("CFSBW_BIN")) {
-		printf("    (CFSBW_BIN not set: run through make test)\n");
-		return;
-	}
+	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
 	FILE *f = fopen("scenarios/README.md", "r");
 	ASSERT_TRUE(f != NULL);
 	char line[512];

@@ -27,7 +27,8 @@
 #include "cli/sim_sweep.h"
 
 static const char usage[] =
-	"usage: cfsbw plan FILE | --replay TRACE [--group G] [--period D]\n"
+	"usage: cfsbw plan FILE | --replay TRACE [--wakeups W] [--group G]\n"
+	"                  [--period D]\n"
 	"                  [--burst D] [--throttled PCT] [--p99 D] [--seeds N]\n"
 	"                  [--policy P] [--cpus N] [--hz N] [--duration D]\n"
 	"                  [--set [G:]FILE=VALUE]... [--json]\n"
@@ -41,6 +42,7 @@ static const char usage[] =
 	"that does it with a burst as large as the quota.\n"
 	"\n"
 	"  FILE / --replay T  the scenario, or a trace replayed in group /app\n"
+	"  --wakeups W        progress or recorded: as `cfsbw sim --replay`\n"
 	"  --group G          the group to limit (default: the only one)\n"
 	"  --period D         cpu.cfs_period_us for the search, e.g. 100ms\n"
 	"  --burst D          cpu.cfs_burst_us for the search (upstream)\n"
@@ -450,6 +452,8 @@ int cli_plan_main(int argc, char **argv)
 				return bad(a, v, "one scenario at a time");
 			p.o.file = v;
 			p.o.replay = true;
+		} else if (!strcmp(a, "--wakeups")) {
+			p.o.wakeups = v;
 		} else if (!strcmp(a, "--group")) {
 			group = v;
 		} else if (!strcmp(a, "--period")) {

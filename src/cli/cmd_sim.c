@@ -33,6 +33,11 @@ static const char usage[] =
 	"  FILE               the scenario ('-': standard input)\n"
 	"  --replay TRACE     replay a trace (cfsbw record, perf sched timehist,\n"
 	"                     rt-app JSON) in one group, /app, until it ends\n"
+	"  --wakeups W        with --replay of a recorded trace: progress (each\n"
+	"                     wake-up waits for the work done before it, as a\n"
+	"                     build's; default) or recorded (at the recorded\n"
+	"                     times, as a service's requests: latencies from\n"
+	"                     each wake-up to the end of its run)\n"
 	"  --set G:FILE=V     write a group's file after the scenario's settings\n"
 	"                     (G may be left out when there is one group; *_us\n"
 	"                     files take durations: cpu.cfs_quota_us=50ms)\n"
@@ -64,6 +69,7 @@ static const char usage[] =
 	"  task /web duty run=30ms sleep=70ms count=2 # phase=random: out of step\n"
 	"  task /db requests rate=200/s service=2ms   # or service=exp:2ms\n"
 	"  task /db trace file=steps.csv loop=yes     # run_us,sleep_us lines\n"
+	"  task /db trace file=db.trace wakeups=recorded # cfsbw record's\n"
 	"\n"
 	"The reference is docs/sim.md; examples are in scenarios/.\n"
 	"Exit status: 0 done, 2 bad usage or a bad scenario, 1 out of memory.\n";
@@ -170,7 +176,8 @@ static int parse_args(int argc, char **argv, struct sim_cmdline *c)
 		{"--svg", &svg},	   {"--policy", &o.policy},
 		{"--seed", &o.seed},	   {"--duration", &o.duration},
 		{"--cpus", &o.cpus},	   {"--hz", &o.hz},
-		{"--max-memory", &o.max_memory}, {NULL, NULL},
+		{"--max-memory", &o.max_memory}, {"--wakeups", &o.wakeups},
+		{NULL, NULL},
 	};
 
 	for (int i = 1; i < argc; i++) {

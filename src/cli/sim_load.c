@@ -435,6 +435,16 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 	g_cmd = o->cmd;
 	g_nr_added = 0;
 	cfsbw_sim_scenario_init(sc);
+	if (o->wakeups && strcmp(o->wakeups, "progress") &&
+	    strcmp(o->wakeups, "recorded"))
+		return bad_flag("--wakeups", o->wakeups,
+				"expected progress (each wake-up tied to the "
+				"work done before it) or recorded (at the "
+				"recorded times)");
+	if (o->wakeups && !o->replay)
+		return bad_flag("--wakeups", o->wakeups,
+				"goes with --replay (in a scenario: "
+				"wakeups=recorded on the trace's task line)");
 	if (o->replay) {
 		/* one group, the trace's threads in it, until the last exits
 		 * (at most a day of simulated time) */
@@ -450,7 +460,8 @@ int cli_sim_prepare(const struct cli_sim_opts *o, const struct cli_set *extra,
 		if (!(text = malloc(n)))
 			return 1;
 		snprintf(text, n, "duration 86400s\ngroup /app\ntask /app trace "
-				  "file=%s\n", f);
+				  "file=%s wakeups=%s\n",
+			 f, o->wakeups ? o->wakeups : "progress");
 		sc->until_done = true;
 	} else {
 		text = read_all(o->file, CFSBW_SIM_MAX_INPUT_BYTES, &len);

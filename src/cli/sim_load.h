@@ -26,6 +26,7 @@ struct cli_sim_opts {
 	const char *cmd;     /* "sim" or "plan", for messages */
 	const char *file;    /* the scenario, or the trace with replay */
 	bool replay;         /* --replay TRACE: one group /app, until done */
+	const char *wakeups; /* --wakeups progress|recorded, with --replay */
 	const char *policy, *seed, *duration, *cpus, *hz, *max_memory;
 	struct cli_set sets[CLI_MAX_SETS];
 	size_t nr_sets;

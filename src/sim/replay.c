@@ -343,6 +343,48 @@ static void replay_gates(struct replay *r, int64_t origin)
 	free(sum);
 }
 
+/*
+ * wakeups=recorded (open loop): each thread wakes at the times it woke in
+ * the recording, whatever the replay has done by then, as a service's
+ * requests arrive whether it keeps up or not.  A step's wait becomes an
+ * absolute timer (workload.c): the wake-up after step j comes the
+ * recorded gap after the one before it (the thread's start for the
+ * first), on a grid from the thread's start, so a thread still busy at
+ * its next wake-up runs that step at once and the wait counts in its
+ * latency.
+ */
+static int replay_open(struct replay *r)
+{
+	struct cfsbw_sim_task_spec *t = r->t;
+	for (size_t i = 0; i < t->nr_threads; i++) {
+		struct cfsbw_sim_trace_thread *th = &t->threads[i];
+		if (th->nr_steps && !r->st[i].wakes)
+			return cfsbw_sim__replay_fail(
+				r, 0,
+				"wakeups=recorded: thread %s has no recorded "
+				"wake-up times",
+				th->name);
+		int64_t last = th->start_ns;
+		for (size_t j = 0; j < th->nr_steps; j++) {
+			int64_t wake = r->st[i].wakes[j];
+			if (wake < 0)
+				continue; /* it exited after this step */
+			if (wake <= last) /* each step ran, then woke */
+				return cfsbw_sim__replay_fail(
+					r, 0,
+					"thread %s: a wake-up at %lld ns, not "
+					"after the one before (%lld ns)",
+					th->name, (long long)wake,
+					(long long)last);
+			th->steps[j].timer_ns = wake - last;
+			th->steps[j].timer_absolute = true;
+			th->steps[j].sleep_ns = 0;
+			last = wake;
+		}
+	}
+	return 0;
+}
+
 int cfsbw_sim__replay_finish(struct replay *r, const char *format,
 			     bool from_zero)
 {
@@ -369,8 +411,19 @@ int cfsbw_sim__replay_finish(struct replay *r, const char *format,
 		if (th->start_ns < first)
 			first = th->start_ns;
 	}
-	if (r->st)
+	if (t->trace_open) {
+		if (!strcmp(format, "rt-app"))
+			return cfsbw_sim__replay_fail(
+				r, 0,
+				"wakeups=recorded replays a recorded trace "
+				"(cfsbw record, perf sched timehist); an rt-app "
+				"file's tasks keep their own timers");
+		int rc = replay_open(r);
+		if (rc)
+			return rc;
+	} else if (r->st) {
 		replay_gates(r, from_zero && first != INT64_MAX ? first : 0);
+	}
 	for (size_t i = 0; i < t->nr_threads; i++)
 		if (t->threads[i].nr_steps)
 			t->threads[kept++] = t->threads[i];
@@ -508,6 +561,17 @@ int cfsbw_sim_replay_parse(struct cfsbw_sim_task_spec *t, const char *text,
 		const char *hit = strstr(l, perf_starts[i]);
 		if (hit && (size_t)(hit - l) < n)
 			return cfsbw_sim_replay_parse_perf(t, text, err);
+	}
+	if (t->trace_open) {
+		if (err) {
+			err->line = 0;
+			snprintf(err->msg, sizeof(err->msg),
+				 "wakeups=recorded replays a recorded trace "
+				 "(cfsbw record, perf sched timehist); a CSV "
+				 "trace has durations, not the times of its "
+				 "wake-ups");
+		}
+		return -EINVAL;
 	}
 	int rc = cfsbw_sim_trace_parse(t, text, err);
 	if (!rc)

@@ -405,7 +405,8 @@ static bool key_allowed(enum cfsbw_sim_workload wl, const char *key)
 		return !strcmp(key, "rate") || !strcmp(key, "service") ||
 		       !strcmp(key, "arrivals");
 	case CFSBW_SIM_WL_TRACE:
-		return !strcmp(key, "file") || !strcmp(key, "loop");
+		return !strcmp(key, "file") || !strcmp(key, "loop") ||
+		       !strcmp(key, "wakeups");
 	case CFSBW_SIM_WL_COUNT:
 		break;
 	}
@@ -482,6 +483,17 @@ static int task_arg(struct scenario_parse *ps, struct cfsbw_sim_task_spec *t,
 			t->trace_loop = false;
 		else
 			return fail(ps, "'%s': loop is yes or no", tok);
+	} else if (!strcmp(key, "wakeups")) {
+		if (!strcmp(val, "recorded"))
+			t->trace_open = true;
+		else if (!strcmp(val, "progress"))
+			t->trace_open = false;
+		else
+			return fail(ps,
+				    "'%s': wakeups is progress (tied to the "
+				    "work done) or recorded (at the recorded "
+				    "times)",
+				    tok);
 	}
 	return 0;
 }
