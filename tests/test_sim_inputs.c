@@ -670,29 +670,40 @@ static int parse_open(const char *group_args, const char *task_args,
 	return rc;
 }
 
+/* Replay text in /app (group_args, task_args as in parse_open) into *r;
+ * 0, or the parse's error.  A limited run's figures are printed. */
+static int run_open(const char *group_args, const char *task_args,
+		    const char *text, struct cfsbw_sim_line_result *r)
+{
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	int rc = parse_open(group_args, task_args, text, &sc, &err);
+	if (!rc)
+		rc = run(&sc, r, NULL);
+	cfsbw_sim_scenario_free(&sc);
+	if (!rc && *group_args)
+		printf("    limited: p50 %.1f ms, max %.1f ms, last exit "
+		       "%.3f s\n",
+		       (double)r->latency.p50_ns / 1e6,
+		       (double)r->latency.max_ns / 1e6,
+		       (double)r->last_exit_ns / 1e9);
+	return rc;
+}
+
 TEST(replay_open_loop_wakes_at_the_recorded_times, "issue-14")
 {
 	char text[4096];
 	ten_bursts(text, sizeof text);
-	struct cfsbw_sim_scenario sc;
-	struct cfsbw_sim_error err;
 	struct cfsbw_sim_line_result r;
-	ASSERT_INT(parse_open("", " wakeups=recorded", text, &sc, &err), ==, 0);
-	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
-	cfsbw_sim_scenario_free(&sc);
+	ASSERT_INT(run_open("", " wakeups=recorded", text, &r), ==, 0);
 	ASSERT_UINT(r.latency.count, ==, 10);
 	ASSERT_INT(r.latency.p50_ns, ==, 30000000);
 	ASSERT_INT(r.latency.max_ns, ==, 30000000);
 	ASSERT_INT(r.last_exit_ns, ==, 930000000);
 
-	ASSERT_INT(parse_open(" cpu.cfs_quota_us=10000 cpu.cfs_period_us=100000",
-			      " wakeups=recorded", text, &sc, &err),
+	ASSERT_INT(run_open(" cpu.cfs_quota_us=10000 cpu.cfs_period_us=100000",
+			    " wakeups=recorded", text, &r),
 		   ==, 0);
-	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
-	cfsbw_sim_scenario_free(&sc);
-	printf("    limited: p50 %.1f ms, max %.1f ms, last exit %.3f s\n",
-	       (double)r.latency.p50_ns / 1e6, (double)r.latency.max_ns / 1e6,
-	       (double)r.last_exit_ns / 1e9);
 	ASSERT_UINT(r.latency.count, ==, 10);
 	ASSERT_INT(r.cpu_ns, ==, 300000000);
 	ASSERT_INT(r.last_exit_ns, >=, 2900000000);
@@ -700,12 +711,39 @@ TEST(replay_open_loop_wakes_at_the_recorded_times, "issue-14")
 	/* falling behind: the middle one is about 1 s late, the last 2 s */
 	ASSERT_INT(r.latency.max_ns - r.latency.p50_ns, >=, 800000000);
 
-	ASSERT_INT(parse_open(" cpu.cfs_quota_us=10000 cpu.cfs_period_us=100000",
-			      "", text, &sc, &err),
+	ASSERT_INT(run_open(" cpu.cfs_quota_us=10000 cpu.cfs_period_us=100000",
+			    "", text, &r),
 		   ==, 0);
-	ASSERT_INT(run(&sc, &r, NULL), ==, 0);
-	cfsbw_sim_scenario_free(&sc);
 	ASSERT_UINT(r.latency.count, ==, 0);
+}
+
+/* A thread per request: each runs once, 10 ms, and exits.  Open loop,
+ * each thread's run counts from its recorded start: five latencies of
+ * 10 ms unlimited; under 5 ms per 100 ms the 50 ms of CPU take ten
+ * quotas (the one the group starts with, then one a period), so the last
+ * thread, due at 400 ms, is done after 900 ms, 500 ms late or more. */
+TEST(replay_open_loop_thread_per_request, "issue-14")
+{
+	char text[1024];
+	size_t len = (size_t)snprintf(text, sizeof text, "cfsbw-trace 1\n");
+	for (int i = 0; i < 5; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len,
+					"thread %d 1 req\nrun %d %d %d\nexit %d %d\n",
+					10 + i, 10 + i, i * 100000000,
+					i * 100000000 + 10000000, 10 + i,
+					i * 100000000 + 10000000);
+	struct cfsbw_sim_line_result r;
+	ASSERT_INT(run_open("", " wakeups=recorded", text, &r), ==, 0);
+	ASSERT_UINT(r.exited, ==, 5);
+	ASSERT_UINT(r.latency.count, ==, 5);
+	ASSERT_INT(r.latency.p50_ns, ==, 10000000);
+	ASSERT_INT(r.latency.max_ns, ==, 10000000);
+	ASSERT_INT(run_open(" cpu.cfs_quota_us=5000 cpu.cfs_period_us=100000",
+			    " wakeups=recorded", text, &r),
+		   ==, 0);
+	ASSERT_UINT(r.latency.count, ==, 5);
+	ASSERT_INT(r.last_exit_ns, >=, 900000000);
+	ASSERT_INT(r.latency.max_ns, >=, 500000000);
 }
 
 /* wakeups= takes progress or recorded, and recorded needs the recorded
@@ -788,5 +826,6 @@ TEST_MAIN(TEST_ENTRY(cfsbw_trace_threads_and_steps)
 	  TEST_ENTRY(rtapp_forever_loop_ends_with_global_duration)
 	  TEST_ENTRY(rtapp_timer_latencies_are_reported)
 	  TEST_ENTRY(replay_open_loop_wakes_at_the_recorded_times)
+	  TEST_ENTRY(replay_open_loop_thread_per_request)
 	  TEST_ENTRY(replay_open_loop_bad_input)
 	  TEST_ENTRY(command_names_trace_file_and_line))

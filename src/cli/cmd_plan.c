@@ -28,8 +28,8 @@
 
 static const char usage[] =
 	"usage: cfsbw plan FILE | --replay TRACE [--wakeups W] [--group G]\n"
-	"                  [--period D]\n"
-	"                  [--burst D] [--throttled PCT] [--p99 D] [--seeds N]\n"
+	"                  [--period D] [--burst D] [--throttled PCT] [--p99 D]\n"
+	"                  [--seeds N]\n"
 	"                  [--policy P] [--cpus N] [--hz N] [--duration D]\n"
 	"                  [--set [G:]FILE=VALUE]... [--json]\n"
 	"\n"

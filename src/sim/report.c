@@ -129,8 +129,8 @@ static bool stat_shown(const struct cfsbw_sim *s, int upstream_only)
 	       cfsbw_tree_policy(s->tree) == CFSBW_POLICY_UPSTREAM;
 }
 
-/* Does the line measure latencies: duty cycles, requests, and a trace
- * whose steps wait for an rt-app timer (workload.c)? */
+/* Does the line measure latencies: duty cycles, requests, a trace whose
+ * steps wait for an rt-app timer, and an open-loop replay (workload.c)? */
 static bool has_latency(const struct cfsbw_sim_task_spec *t)
 {
 	if (t->workload == CFSBW_SIM_WL_DUTY ||
@@ -138,6 +138,8 @@ static bool has_latency(const struct cfsbw_sim_task_spec *t)
 		return true;
 	if (t->workload != CFSBW_SIM_WL_TRACE)
 		return false;
+	if (t->trace_open)
+		return true;
 	for (size_t i = 0; i < t->trace_len; i++)
 		if (t->trace[i].timer_ns > 0)
 			return true;

@@ -150,9 +150,12 @@ void cfsbw_sim__workload_start(struct cfsbw_sim *s, struct sim_task *t)
 			break;
 		}
 		/* latency is recorded for runs a timer starts: the first run
-		 * of a periodic task too, from its start */
+		 * of a periodic task too, from its start, and every run of an
+		 * open-loop replay (a thread that runs once and exits, as a
+		 * thread per request does, included) */
 		t->cycle_start = t->steps[0].timer_ns > 0 ||
-					 t->steps[t->nr_steps - 1].timer_ns > 0
+					 t->steps[t->nr_steps - 1].timer_ns > 0 ||
+					 t->spec->trace_open
 				 ? t->start_ns
 				 : -1;
 		if (t->gated && t->start_gate_ns > 0) {

@@ -16,6 +16,13 @@
  *                                       bursts of BUSY_MS of CPU, then
  *                                       SLEEP_MS asleep; prints each burst's
  *                                       wall time in us, one per line
+ *   workload server RATE MEAN_MS SECONDS
+ *                                       a one-thread server: requests on a
+ *                                       fixed Poisson schedule (RATE a
+ *                                       second), each MEAN_MS of CPU on
+ *                                       average (exponential), served in
+ *                                       turn; prints their latencies from
+ *                                       the scheduled arrival (p50, p99)
  *   workload exit CODE                  exit with CODE
  *   workload kill SIGNO                 die of signal SIGNO
  *   workload trap SIGNO SECONDS         spin; on SIGNO, print "caught N"
@@ -44,6 +51,7 @@
  * (tests/test_host_run.c).
  */
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -310,6 +318,53 @@ static int cmd_bursty(int argc, char **argv)
 	return 0;
 }
 
+/* A uniform draw in [0, 1) from a fixed xorshift: the same schedule and
+ * service times at every run, limited or not. */
+static double uniform01(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (double)(*x >> 11) / 9007199254740992.0;
+}
+
+static int cmd_server(int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	double rate = atof(argv[0]), mean_ns = atof(argv[1]) * 1e6;
+	if (rate <= 0 || mean_ns <= 0)
+		return 2;
+	int64_t start = now_ns(CLOCK_MONOTONIC), span = secs(argv[2]);
+	int64_t due = start;
+	uint64_t x = UINT64_C(88172645463325252);
+	static int64_t lat[200000];
+	size_t n = 0;
+	for (;;) {
+		due += (int64_t)(-log(1 - uniform01(&x)) / rate * 1e9);
+		if (due - start > span || n == 200000)
+			break;
+		int64_t service = (int64_t)(-log(1 - uniform01(&x)) * mean_ns);
+		if (now_ns(CLOCK_MONOTONIC) < due) {
+			struct timespec ts = {(time_t)(due / 1000000000),
+					      (long)(due % 1000000000)};
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					       &ts, NULL))
+				;
+		}
+		spin_cpu(service);
+		lat[n++] = now_ns(CLOCK_MONOTONIC) - due;
+	}
+	qsort(lat, n, sizeof lat[0], cmp64);
+	/* nearest rank, as the simulator's: the ceil(n p / 100)-th */
+	if (n)
+		printf("requests %zu p50_us %lld p99_us %lld max_us %lld\n", n,
+		       (long long)(lat[(n * 50 + 99) / 100 - 1] / 1000),
+		       (long long)(lat[(n * 99 + 99) / 100 - 1] / 1000),
+		       (long long)(lat[n - 1] / 1000));
+	return 0;
+}
+
 static void on_signal(int sig)
 {
 	caught = sig;
@@ -388,7 +443,7 @@ static int cmd_measure(char **argv)
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fputs("usage: workload spin|procs|forky|churn|bursty|exit|kill|trap ...\n",
+		fputs("usage: workload spin|procs|forky|churn|bursty|server|exit|kill|trap ...\n",
 		      stderr);
 		return 2;
 	}
@@ -405,6 +460,8 @@ int main(int argc, char **argv)
 		return cmd_churn(argc, argv);
 	if (!strcmp(c, "bursty"))
 		return cmd_bursty(argc, argv);
+	if (!strcmp(c, "server"))
+		return cmd_server(argc, argv);
 	if (!strcmp(c, "exit") && argc > 0)
 		return atoi(argv[0]);
 	if (!strcmp(c, "kill") && argc > 0) {
