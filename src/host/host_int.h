@@ -380,6 +380,8 @@ pid_t cfsbw_host__trace_tgid(pid_t tid);
 void cfsbw_host__trace_why_not(pid_t pid, char *buf, size_t size);
 /* A thread of a multi-threaded process that /proc shows asleep. */
 bool cfsbw_host__thread_asleep(struct host_proc *p, struct host_thread *t);
+/* One look, always: its stat line's state is 'S' or 'D'. */
+bool cfsbw_host__thread_reads_asleep(struct host_proc *p, struct host_thread *t);
 
 /* trace.c: what a ptrace report says. */
 enum host_trace_kind {

@@ -55,6 +55,16 @@ bool cfsbw_host__thread_asleep(struct host_proc *p, struct host_thread *t)
 		return false;
 	}
 	t->unlooked = 0;
+	bool asleep = cfsbw_host__thread_reads_asleep(p, t);
+	if (asleep)
+		t->running_looks = 0;
+	else if (t->running_looks < 2)
+		t->running_looks++;
+	return asleep;
+}
+
+bool cfsbw_host__thread_reads_asleep(struct host_proc *p, struct host_thread *t)
+{
 	if (t->stat_fd < 0) {
 		char path[64];
 		snprintf(path, sizeof path, "/proc/%d/task/%d/stat",
@@ -69,12 +79,7 @@ bool cfsbw_host__thread_asleep(struct host_proc *p, struct host_thread *t)
 		buf[n] = '\0';
 		state = stat_state(buf);
 	}
-	bool asleep = state && (*state == 'S' || *state == 'D');
-	if (asleep)
-		t->running_looks = 0;
-	else if (t->running_looks < 2)
-		t->running_looks++;
-	return asleep;
+	return state && (*state == 'S' || *state == 'D');
 }
 
 /* Is tid a thread of process pid (rather than a process of its own)? */
