@@ -3,8 +3,10 @@
  * trace, perf sched timehist text, rt-app JSON, run_us,sleep_us CSV) on
  * any text, then a replay of what they accepted until every thread exits.
  *
- * The first byte of the input picks the reader (0: by the text, as `cfsbw
- * sim` does; 1 cfsbw; 2 perf; 3 rt-app), the rest is the text.  A rejected
+ * The first byte of the input picks the reader (its value modulo 4: 0 by
+ * the text, as `cfsbw sim` does; 1 cfsbw; 2 perf; 3 rt-app) and, by its
+ * third bit, the replay: tied to progress or at the recorded wake-ups
+ * (wakeups=recorded, open loop); the rest is the text.  A rejected
  * trace must come back with -EINVAL and a message naming a line no later
  * than the text's last (or -ENOMEM); an accepted one must have threads
  * with steps of CPU, and then replays, capped to 2 CPUs, 500 ms of
@@ -49,6 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || size > FZ_MAX_TEXT)
 		return 0;
 	unsigned which = data[0] % 4;
+	bool open_loop = data[0] & 4;
 	char *text = malloc(size);
 	FZ_CHECK(text, "out of memory");
 	memcpy(text, data + 1, size - 1);
@@ -58,8 +61,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cfsbw_sim_error err;
 	cfsbw_sim_scenario_init(&sc);
 	FZ_CHECK(cfsbw_sim_scenario_parse(&sc,
-					  "cpus 2\nduration 500ms\ngroup /app\n"
-					  "task /app trace file=x\n",
+					  open_loop ? "cpus 2\nduration 500ms\ngroup "
+						 "/app\ntask /app trace file=x "
+						 "wakeups=recorded\n"
+					       : "cpus 2\nduration 500ms\ngroup "
+						 "/app\ntask /app trace file=x\n",
 					  &err) == 0,
 		 "the harness's scenario: %s", err.msg);
 	struct cfsbw_sim_task_spec *t = &sc.tasks[0];
