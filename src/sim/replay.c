@@ -343,6 +343,12 @@ static void replay_gates(struct replay *r, int64_t origin)
 	free(sum);
 }
 
+/* The traces wakeups=recorded can replay: those that hold the times of
+ * their wake-ups (what a refusal says first). */
+#define OPEN_NEEDS_RECORDING                                                  \
+	"wakeups=recorded replays a recorded trace (cfsbw record, perf "      \
+	"sched timehist); "
+
 /*
  * wakeups=recorded (open loop): each thread wakes at the times it woke in
  * the recording, whatever the replay has done by then, as a service's
@@ -415,9 +421,9 @@ int cfsbw_sim__replay_finish(struct replay *r, const char *format,
 		if (!strcmp(format, "rt-app"))
 			return cfsbw_sim__replay_fail(
 				r, 0,
-				"wakeups=recorded replays a recorded trace "
-				"(cfsbw record, perf sched timehist); an rt-app "
-				"file's tasks keep their own timers");
+				"%san rt-app file's tasks keep their own "
+				"timers",
+				OPEN_NEEDS_RECORDING);
 		int rc = replay_open(r);
 		if (rc)
 			return rc;
@@ -566,10 +572,9 @@ int cfsbw_sim_replay_parse(struct cfsbw_sim_task_spec *t, const char *text,
 		if (err) {
 			err->line = 0;
 			snprintf(err->msg, sizeof(err->msg),
-				 "wakeups=recorded replays a recorded trace "
-				 "(cfsbw record, perf sched timehist); a CSV "
-				 "trace has durations, not the times of its "
-				 "wake-ups");
+				 "%sa CSV trace has durations, not the times "
+				 "of its wake-ups",
+				 OPEN_NEEDS_RECORDING);
 		}
 		return -EINVAL;
 	}

@@ -413,6 +413,17 @@ static bool key_allowed(enum cfsbw_sim_workload wl, const char *key)
 	return false;
 }
 
+/* A value that is one of two words: *flag true for on, false for off;
+ * false when it is neither (and *flag as it was). */
+static bool word_flag(const char *val, const char *on, const char *off,
+		      bool *flag)
+{
+	if (strcmp(val, on) && strcmp(val, off))
+		return false;
+	*flag = !strcmp(val, on);
+	return true;
+}
+
 static int task_arg(struct scenario_parse *ps, struct cfsbw_sim_task_spec *t,
 		    const char *key, const char *val, const char *tok)
 {
@@ -463,11 +474,7 @@ static int task_arg(struct scenario_parse *ps, struct cfsbw_sim_task_spec *t,
 				    tok);
 		t->service_ns = d;
 	} else if (!strcmp(key, "arrivals")) {
-		if (!strcmp(val, "periodic"))
-			t->arrivals_periodic = true;
-		else if (!strcmp(val, "poisson"))
-			t->arrivals_periodic = false;
-		else
+		if (!word_flag(val, "periodic", "poisson", &t->arrivals_periodic))
 			return fail(ps,
 				    "'%s': arrivals is poisson or periodic", tok);
 	} else if (!strcmp(key, "file")) {
@@ -477,18 +484,11 @@ static int task_arg(struct scenario_parse *ps, struct cfsbw_sim_task_spec *t,
 		if (!(t->trace_file = dup_str(val)))
 			return oom(ps);
 	} else if (!strcmp(key, "loop")) {
-		if (!strcmp(val, "yes") || !strcmp(val, "1"))
-			t->trace_loop = true;
-		else if (!strcmp(val, "no") || !strcmp(val, "0"))
-			t->trace_loop = false;
-		else
+		if (!word_flag(val, "yes", "no", &t->trace_loop) &&
+		    !word_flag(val, "1", "0", &t->trace_loop))
 			return fail(ps, "'%s': loop is yes or no", tok);
 	} else if (!strcmp(key, "wakeups")) {
-		if (!strcmp(val, "recorded"))
-			t->trace_open = true;
-		else if (!strcmp(val, "progress"))
-			t->trace_open = false;
-		else
+		if (!word_flag(val, "recorded", "progress", &t->trace_open))
 			return fail(ps,
 				    "'%s': wakeups is progress (tied to the "
 				    "work done) or recorded (at the recorded "
