@@ -218,6 +218,13 @@ int cfsbw_sim_replay_parse_rtapp(struct cfsbw_sim_task_spec *t,
 				 const char *text, struct cfsbw_sim_error *err);
 void cfsbw_sim_trace_threads_free(struct cfsbw_sim_task_spec *t);
 void cfsbw_sim_scenario_free(struct cfsbw_sim_scenario *sc);
+/*
+ * Whether a run of sc draws anything from its seed: a requests task with
+ * Poisson arrivals or exponential service times, a duty task with a
+ * random phase.  When not, every seed gives the same run, byte for byte,
+ * so one run is the whole answer (cfsbw plan runs one).
+ */
+bool cfsbw_sim_scenario_is_random(const struct cfsbw_sim_scenario *sc);
 
 struct cfsbw_sim;
 

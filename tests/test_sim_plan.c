@@ -59,6 +59,10 @@ TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
 {
 	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
 	ASSERT_INT(cfsbw("plan " MIXIN, false, out, sizeof out), ==, 0);
+	/* periodic requests of a fixed size: nothing is drawn, every seed
+	 * is the same run, so the plan runs one and says so */
+	ASSERT_HAS(out, "burst 0; one run: nothing in the workload is drawn "
+			"at random\n");
 	/* 0.03 CPU used of 0.13: under a quarter of the limit */
 	ASSERT_HAS(out, "quota 13.000 ms per 100.000 ms (0.130 CPU); uses "
 			"0.030 CPU, 23% of the limit on average");
@@ -71,7 +75,7 @@ TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
 	/* the fix: the whole request's CPU in one period, or half of it
 	 * with as much again of burst */
 	ASSERT_HAS(out, "smallest quota: 30.000 ms per 100.000 ms (0.300 CPU, "
-			"300m); all 5 seeds agree");
+			"300m); the same for every seed\n");
 	ASSERT_HAS(out, "line 16 p99 30.000 ms");
 	ASSERT_HAS(out, "with cpu.cfs_burst_us as large as the quota, the "
 			"smallest quota: 15.000 ms per 100.000 ms");
@@ -79,6 +83,7 @@ TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
 	ASSERT_INT(cfsbw("plan " MIXIN " --p99 5ms --seeds 2", false, out,
 			 sizeof out),
 		   ==, 0);
+	ASSERT_HAS(out, "drawn at random (--seeds 2 would repeat it)\n");
 	ASSERT_HAS(out, "periods, p99 at most 5.000 ms later than unlimited");
 	ASSERT_HAS(out, "\nsmallest quota: 30.000 ms per 100.000 ms");
 	/* with a burst as large as the quota, every request, the first one
@@ -529,6 +534,20 @@ static const struct json_value *member_at(const struct json_value *v,
  * (30 ms, 300m, every seed) and with a burst (15 ms); a target no quota
  * meets answers found: false with exit status 3, as the text does.
  */
+/* `cfsbw plan FILE FLAGS` of scenario text in a file of its own: the
+ * exit status, its stdout in buf; -1 if the file could not be written. */
+static int plan_of(const char *scenario, const char *flags, char *buf,
+		   size_t size)
+{
+	char file[64], args[256];
+	if (!write_file(file, sizeof file, scenario))
+		return -1;
+	snprintf(args, sizeof args, "plan %s %s", file, flags);
+	int st = cfsbw(args, false, buf, size);
+	unlink(file);
+	return st;
+}
+
 TEST(plan_json_is_the_same_answer, "issue-14")
 {
 	ASSERT_INT(cfsbw("plan " MIXIN " --json --seeds 2", false, out,
@@ -542,7 +561,7 @@ TEST(plan_json_is_the_same_answer, "issue-14")
 	} want[] = {
 		{"group", "/app"},
 		{"period_ns", "100000000"},
-		{"seeds.1", "2"},
+		{"seeds.0", "1"}, /* --seeds 2 of a workload that draws nothing */
 		{"target.throttled_pct", "10.00"},
 		{"target.added_p99_ns", "-1"},
 		{"as_written.value", "13000"},
@@ -552,7 +571,7 @@ TEST(plan_json_is_the_same_answer, "issue-14")
 		{"unlimited.lines.0.p99_ns", "30000000"},
 		{"smallest.quota_ns", "30000000"},
 		{"smallest.millicores", "300"},
-		{"smallest.seed_quota_ns.1", "30000000"},
+		{"smallest.seed_quota_ns.0", "30000000"},
 		{"smallest.seed", "1"},
 		{"smallest.at.value", "30000"},
 		{"smallest.at.lines.0.added_p99_ns", "0"},
@@ -569,21 +588,20 @@ TEST(plan_json_is_the_same_answer, "issue-14")
 	}
 	const struct json_value *found = member_at(&root, "smallest.found");
 	ASSERT_TRUE(found && found->kind == JSON_BOOL && found->boolean);
+	found = member_at(&root, "random");
+	ASSERT_TRUE(found && found->kind == JSON_BOOL && !found->boolean);
+	ASSERT_TRUE(member_at(&root, "seeds.1") == NULL);
 	cfsbw_sim__json_free(&root);
 
 	/* three busy tasks on two CPUs use all the quota up to 2 CPUs and
 	 * throttle (upstream: slices of 5 ms), except with a burst, which
 	 * lasts the 2 s at 1.9 CPUs */
-	char file[64], args[256];
-	ASSERT_TRUE(write_file(file, sizeof file,
-			       "cpus 2\nduration 2s\npolicy upstream\n"
-			       "group /app cpu.cfs_quota_us=50000 "
-			       "cpu.cfs_period_us=100000\n"
-			       "task /app busy count=3\n"));
-	snprintf(args, sizeof args, "plan %s --json --seeds 1", file);
-	int st = cfsbw(args, false, out, sizeof out);
-	unlink(file);
-	ASSERT_INT(st, ==, 3);
+	ASSERT_INT(plan_of("cpus 2\nduration 2s\npolicy upstream\n"
+			   "group /app cpu.cfs_quota_us=50000 "
+			   "cpu.cfs_period_us=100000\n"
+			   "task /app busy count=3\n",
+			   "--json --seeds 1", out, sizeof out),
+		   ==, 3);
 	ASSERT_INT(cfsbw_sim__json_parse(out, &root, &err), ==, 0);
 	found = member_at(&root, "smallest.found");
 	ASSERT_TRUE(found && found->kind == JSON_BOOL && !found->boolean);
@@ -591,6 +609,43 @@ TEST(plan_json_is_the_same_answer, "issue-14")
 	found = member_at(&root, "smallest_with_burst_as_quota.found");
 	ASSERT_TRUE(found && found->kind == JSON_BOOL && found->boolean);
 	cfsbw_sim__json_free(&root);
+}
+
+/*
+ * Where the workload draws (Poisson arrivals, exponential service), each
+ * seed is another run and the plan's answer is the largest of the seeds'
+ * with their spread: here four seeds need 42 to 49 ms per 100 ms (and 26
+ * to 30 ms with a burst as large as the quota), figures of the model
+ * that change only if its draws or its scheduling do.
+ */
+TEST(plan_of_a_random_workload_shows_the_seeds_spread, "issue-14")
+{
+	static const char scenario[] =
+		"cpus 2\nduration 20s\npolicy upstream\n"
+		"group /app cpu.cfs_quota_us=20000 cpu.cfs_period_us=100000\n"
+		"task /app requests rate=5/s service=exp:20ms\n";
+	ASSERT_INT(plan_of(scenario, "--seeds 4", out, sizeof out), ==, 0);
+	int st2 = plan_of(scenario, "--seeds 4 --json", out2, sizeof out2);
+	ASSERT_HAS(out, "burst 0; 4 seeds from 1\n");
+	ASSERT_HAS(out, "smallest quota: 49.000 ms per 100.000 ms (0.490 CPU, "
+			"490m); seeds need 42.000 to 49.000 ms\n");
+	ASSERT_HAS(out, "the smallest quota: 30.000 ms per 100.000 ms (0.300 "
+			"CPU, 300m); seeds need 26.000 to 30.000 ms\n");
+	ASSERT_INT(st2, ==, 0);
+	struct json_value root;
+	struct cfsbw_sim_error err;
+	ASSERT_INT(cfsbw_sim__json_parse(out2, &root, &err), ==, 0);
+	const struct json_value *random = member_at(&root, "random"),
+				*q2 = member_at(&root, "smallest.seed_quota_ns.1"),
+				*q4 = member_at(&root, "seeds.3");
+	bool ok = random && random->kind == JSON_BOOL && random->boolean &&
+		  q2 && q2->text && !strcmp(q2->text, "42000000") && q4 &&
+		  q4->text && !strcmp(q4->text, "4");
+	cfsbw_sim__json_free(&root);
+	if (!ok)
+		TEST_FAIL_AT("random true, seed 2 needs 42000000, seeds 1..4 "
+			     "wanted in:\n%s", out2);
+	ASSERT_TRUE(ok);
 }
 
 /*
@@ -689,6 +744,7 @@ TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(sweep_and_plan_say_what_lines_they_leave_out)
 	  TEST_ENTRY(plan_target_says_what_it_compares)
 	  TEST_ENTRY(plan_json_is_the_same_answer)
+	  TEST_ENTRY(plan_of_a_random_workload_shows_the_seeds_spread)
 	  TEST_ENTRY(sweep_shows_progress_on_a_terminal_only)
 	  TEST_ENTRY(plan_under_hardlimits_speaks_of_runtime_per_cpu)
 	  TEST_ENTRY(svg_timeline_quota_is_the_cores_of_the_run)

@@ -508,6 +508,82 @@ TEST(shipped_scenarios_run, "section-7")
 	}
 }
 
+/* The JSON report of text run with the given seed, its seed line left
+ * out; NULL if it did not load or run.  The caller frees it. */
+static char *report_with_seed(const char *text, uint64_t seed, bool *random)
+{
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
+	char *out = NULL;
+	size_t len = 0;
+	cfsbw_sim_scenario_init(&sc);
+	int rc = cfsbw_sim_scenario_parse(&sc, text, &err);
+	sc.seed = seed;
+	*random = !rc && cfsbw_sim_scenario_is_random(&sc);
+	if (!rc)
+		rc = cfsbw_sim_create(&sc, &s, &err);
+	if (!rc)
+		rc = cfsbw_sim_run(s);
+	FILE *f = rc ? NULL : open_memstream(&out, &len);
+	if (f) {
+		cfsbw_sim_report_json(s, "t", f);
+		fclose(f);
+		char *at = strstr(out, "\"seed\": ");
+		if (at) /* the number, blanked */
+			for (at += 8; *at >= '0' && *at <= '9'; at++)
+				*at = ' ';
+	}
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
+	return out;
+}
+
+/*
+ * Section 7: the seed changes a run only through its draws, so
+ * cfsbw_sim_scenario_is_random() must say so exactly where two seeds give
+ * two runs: `cfsbw plan` runs one seed when it says no.  Each workload
+ * that draws, alone beside ones that do not, makes the runs differ.
+ */
+TEST(seeds_matter_only_where_drawn, "section-7")
+{
+	static const char head[] =
+		"cpus 2\nduration 3s\npolicy upstream\n"
+		"group /a cpu.cfs_quota_us=20000 cpu.cfs_period_us=100000\n"
+		"task /a requests rate=5/s service=30ms arrivals=periodic\n"
+		"task / duty run=3ms sleep=7ms count=3\n"
+		"task /a duty run=2ms sleep=9ms phase=4ms\n"
+		"task / busy\n";
+	static const struct {
+		const char *line;
+		bool random;
+	} cases[] = {
+		{"", false},
+		{"task /a requests rate=5/s service=30ms\n", true},
+		{"task /a requests rate=5/s service=exp:30ms arrivals=periodic\n",
+		 true},
+		{"task / duty run=3ms sleep=7ms phase=random count=3\n", true},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[1024];
+		bool r1, r2;
+		snprintf(text, sizeof text, "%s%s", head, cases[i].line);
+		char *a = report_with_seed(text, 1, &r1);
+		char *b = report_with_seed(text, 7, &r2);
+		bool loaded = a && b;
+		bool same = loaded && !strcmp(a, b);
+		free(a);
+		free(b);
+		ASSERT_TRUE(loaded);
+		if (r1 != cases[i].random || r2 != r1 || same == cases[i].random)
+			TEST_FAIL_AT("case %zu (%s): is_random %d, runs of seeds "
+				     "1 and 7 %s", i, cases[i].line, r1,
+				     same ? "the same" : "differ");
+		ASSERT_INT(r1, ==, cases[i].random);
+		ASSERT_INT(same, ==, !cases[i].random);
+	}
+}
+
 /*
  * Every "$ cfsbw sim ..." block in scenarios/README.md: each line shown
  * under it must appear, as it is, in what the command prints now.  The
@@ -561,4 +637,5 @@ TEST_MAIN(TEST_ENTRY(full_example_parses)
 	  TEST_ENTRY(command_exits_2_naming_file_and_line)
 	  TEST_ENTRY(memory_budget_bounds_the_run)
 	  TEST_ENTRY(shipped_scenarios_run)
+	  TEST_ENTRY(seeds_matter_only_where_drawn)
 	  TEST_ENTRY(readme_shows_what_the_command_prints))

@@ -9,9 +9,11 @@
  * under which no latency line's p99 grows by more than a target against
  * the same workload unlimited.  Each seed is searched on its own (in
  * parallel workers); the answer is the largest, with the spread shown: how
- * sure the answer is.  The search halves the range of quotas, so it
- * assumes more quota never throttles more (true of the model, up to a
- * seed's noise, which the spread shows).  It first says what the limit as
+ * sure the answer is.  A workload that draws nothing at random (a replay,
+ * periodic requests) gives the same run for every seed: one is searched.
+ * The search halves the range of quotas, so it assumes more quota never
+ * throttles more (true of the model, up to a seed's noise, which the
+ * spread shows).  It first says what the limit as
  * written does, in the terms of kubernetes-mixin#108: use against the
  * limit, throttled periods, and per request the periods it was throttled
  * in among those it spans.
@@ -38,8 +40,10 @@ static const char usage[] =
 	"latency at or under D if --p99 is given, at the given period (default:\n"
 	"the group's) and burst (default 0).  Each of N seeds (default 5) is\n"
 	"searched on its own, in parallel; the answer is the largest, with the\n"
-	"spread.  Under the upstream policy it also finds the smallest quota\n"
-	"that does it with a burst as large as the quota.\n"
+	"spread; a workload that draws nothing at random (a replay, periodic\n"
+	"requests) is the same for every seed, and is searched once.  Under the\n"
+	"upstream policy it also finds the smallest quota that does it with a\n"
+	"burst as large as the quota.\n"
 	"\n"
 	"  FILE / --replay T  the scenario, or a trace replayed in group /app\n"
 	"  --wakeups W        progress or recorded: as `cfsbw sim --replay`\n"
@@ -65,6 +69,7 @@ struct plan {
 	int64_t target_bp;      /* hundredths of a percent */
 	int64_t target_p99_ns;  /* -1: none */
 	unsigned seeds;
+	bool random;            /* the workload draws: seeds differ */
 	bool with_burst;        /* search quota with burst = quota */
 	bool json;
 	bool per_cpu;           /* hardlimits: the runtime is each CPU's */
@@ -341,7 +346,9 @@ static int print_found(const struct plan *p, const struct cfsbw_sim_point *pts,
 		       how, ms(a, sizeof a, hi),
 		       ms(b, sizeof b, p->period_ns), cores / 1000000,
 		       cores % 1000000 / 1000, (cores + 500) / 1000);
-	if (lo == hi)
+	if (!p->random)
+		printf("; the same for every seed\n");
+	else if (lo == hi)
 		printf(n > 1 ? "; all %u seeds agree\n"
 			     : "; from %u seed: --seeds N says how sure\n",
 		       n);
@@ -383,9 +390,11 @@ static int print_json(const struct plan *p,
 	       p->period_ns, burst_ns, p->per_cpu ? "true" : "false");
 	for (unsigned k = 0; k < p->seeds; k++)
 		printf("%s%s", k ? ", " : "", p->seed_text[k]);
-	printf("],\n \"target\": {\"throttled_pct\": %" PRId64 ".%02" PRId64
-	       ", \"added_p99_ns\": %" PRId64 "},\n \"as_written\": ",
-	       p->target_bp / 100, p->target_bp % 100, p->target_p99_ns);
+	printf("], \"random\": %s,\n \"target\": {\"throttled_pct\": %" PRId64
+	       ".%02" PRId64 ", \"added_p99_ns\": %" PRId64
+	       "},\n \"as_written\": ",
+	       p->random ? "true" : "false", p->target_bp / 100,
+	       p->target_bp % 100, p->target_p99_ns);
 	char value[32];
 	snprintf(value, sizeof value, "%" PRId64,
 		 now->quota_ns < 0 ? -1 : now->quota_ns / 1000);
@@ -425,6 +434,7 @@ int cli_plan_main(int argc, char **argv)
 	struct plan p = {.o = {.cmd = "plan"}, .target_bp = 1000,
 			 .target_p99_ns = -1, .seeds = 5};
 	const char *group = NULL, *period = NULL, *burst = NULL, *p99 = NULL;
+	const char *seeds = NULL;
 	char cpus_buf[24];
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -478,6 +488,7 @@ int cli_plan_main(int argc, char **argv)
 			if (*end || n < 1 || n > MAX_SEEDS)
 				return bad(a, v, "expected 1..64");
 			p.seeds = (unsigned)n;
+			seeds = v;
 		} else if (!strcmp(a, "--policy")) {
 			p.o.policy = v;
 		} else if (!strcmp(a, "--cpus")) {
@@ -543,6 +554,12 @@ int cli_plan_main(int argc, char **argv)
 	p.nr_cpus = sc.nr_cpus;
 	p.with_burst = sc.policy == CFSBW_POLICY_UPSTREAM && !burst;
 	p.per_cpu = sc.policy == CFSBW_POLICY_HARDLIMITS;
+	/* more seeds of a workload that draws nothing would be the same run
+	 * again, and "all 5 seeds agree" would claim a certainty they do
+	 * not give */
+	p.random = cfsbw_sim_scenario_is_random(&sc);
+	if (!p.random)
+		p.seeds = 1;
 	for (unsigned k = 0; k < p.seeds; k++)
 		snprintf(p.seed_text[k], sizeof p.seed_text[k], "%" PRIu64,
 			 sc.seed + k);
@@ -567,14 +584,19 @@ int cli_plan_main(int argc, char **argv)
 	char a[32];
 	if (p.json)
 		goto search;
-	printf("plan for %s: %u CPUs, policy %s, %s, period %s ms, burst %s; "
-	       "%u seed%s from %s\n",
+	printf("plan for %s: %u CPUs, policy %s, %s, period %s ms, burst %s; ",
 	       p.group, sc.nr_cpus, cfsbw_policy_name(sc.policy),
 	       p.o.replay ? "replay until the trace ends" : "as long as the "
 							    "scenario says",
-	       ms(a, sizeof a, p.period_ns),
-	       burst ? burst : "0", p.seeds, p.seeds > 1 ? "s" : "",
-	       p.seed_text[0]);
+	       ms(a, sizeof a, p.period_ns), burst ? burst : "0");
+	if (p.random)
+		printf("%u seed%s from %s\n", p.seeds, p.seeds > 1 ? "s" : "",
+		       p.seed_text[0]);
+	else
+		printf("one run: nothing in the workload is drawn at "
+		       "random%s%s%s\n",
+		       seeds ? " (--seeds " : "", seeds ? seeds : "",
+		       seeds ? " would repeat it)" : "");
 	/* a trace says nothing of the kernel it will run on: the default,
 	 * the seeds' v4 and its 500 ms, is not what a deployment has today */
 	if (p.o.replay && !p.o.policy && sc.policy == CFSBW_POLICY_V4)

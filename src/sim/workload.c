@@ -51,6 +51,21 @@ void cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
 				(uint64_t)(t - s->tasks));
 }
 
+/* What draws, as cfsbw_sim__workload_start() and requests.c draw: the
+ * two must agree (test_sim_scenario's seeds_matter_only_where_drawn). */
+bool cfsbw_sim_scenario_is_random(const struct cfsbw_sim_scenario *sc)
+{
+	for (size_t i = 0; i < sc->nr_tasks; i++) {
+		const struct cfsbw_sim_task_spec *ts = &sc->tasks[i];
+		if (ts->workload == CFSBW_SIM_WL_REQUESTS &&
+		    (!ts->arrivals_periodic || ts->service_exp))
+			return true;
+		if (ts->workload == CFSBW_SIM_WL_DUTY && ts->phase_random)
+			return true;
+	}
+	return false;
+}
+
 static void arm_wake(struct cfsbw_sim *s, struct sim_task *t, int64_t when)
 {
 	cfsbw_sim__timer_arm(&s->evq, &t->wake, when);
