@@ -299,6 +299,47 @@ static void runs_against_tree(const char *path, const struct rec_run *r,
 			 "tree's CPU time is %.0f ns", got, cpu);
 }
 
+/*
+ * What cfsbw record says the kernel counted for the command's processes
+ * (its wait4), against `workload measure`'s own count of the same tree:
+ * measure's wait4 of its child plus its own rusage, so cfsbw's figure is
+ * that and measure's exit after it (under 1 ms over 6 runs, gcc and ASan
+ * builds, 2026-12-07: allowed 2 ms and 1%).  And the share it prints is the trace's runs over it,
+ * in the summary and in the trace's comment.  0, or why in why.
+ */
+static int kernel_count_told(const char *path, const struct rec_run *r,
+			     const struct trace *t, char *why, size_t n)
+{
+	const char *p = strstr(r->err, "% of the ");
+	const char *q = strstr(r->err, " s the kernel counted)");
+	double tree = tree_cpu_ns(r);
+	if (!p || !q || q < p || tree < 0)
+		return snprintf(why, n, "no kernel count told:\n%s", r->err);
+	double counted = strtod(p + 9, NULL) * 1e9;
+	const char *s = p;
+	while (s > r->err && s[-1] != '(')
+		s--;
+	double pct = strtod(s, NULL);
+	double want = 100.0 * (double)t->run_total_ns / counted;
+	if (counted < tree - 1e6 || counted > tree * 1.01 + 2e6 ||
+	    pct < want - 0.1 || pct > want + 0.1)
+		return snprintf(why, n, "the kernel counted %.0f ns and %.1f%% "
+				"recorded, said cfsbw; measure %.0f ns, runs "
+				"%.1f%%", counted, pct, tree, want);
+	char text[1 << 16];
+	FILE *f = fopen(path, "r");
+	size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
+	if (f)
+		fclose(f);
+	text[len] = '\0';
+	const char *c = strstr(text, "\n# the kernel counted ");
+	double in_trace = c ? strtod(c + 22, NULL) : -1;
+	if (in_trace < counted - 1e6 || in_trace > counted + 1e6)
+		return snprintf(why, n, "the trace's comment says %.0f ns, the "
+				"summary %.0f", in_trace, counted);
+	return 0;
+}
+
 /* One trace file per test process: several `make test` may run at once
  * on a shared machine. */
 static const char *trace_file(void)
@@ -347,6 +388,9 @@ TEST(runs_add_up_to_the_cpu_time, "record")
 				  5e6 + per_thread_ns +
 					  5.0 * (double)time_slack_ns(false));
 		ASSERT_STR(t.why, "");
+		char why[4352] = "";
+		kernel_count_told(trace_file(), &r, &t, why, sizeof why);
+		ASSERT_STR(why, "");
 		ASSERT_UINT(t.nr_exits, ==, t.nr_threads);
 		if (m == 0)
 			ASSERT_UINT(t.nr_threads, ==, 3); /* measure, 2 threads */

@@ -147,10 +147,19 @@ int cli_record_main(int argc, char **argv)
 			" switch records (its buffer was full): the trace "
 			"misses some runs\n", r.lost);
 	fprintf(stderr, "cfsbw record: %" PRIu64 " thread%s, %" PRIu64
-		" run%s, %.3f s of CPU in %.3f s; own CPU %.3f s (%.2f%%)\n",
+		" run%s, %.3f s of CPU in %.3f s",
 		r.threads, r.threads == 1 ? "" : "s", r.runs,
 		r.runs == 1 ? "" : "s", (double)r.recorded_cpu_ns / 1e9,
-		(double)r.length_ns / 1e9, (double)r.own_cpu_ns / 1e9,
+		(double)r.length_ns / 1e9);
+	/* what the trace holds of what the kernel counted: a process's
+	 * exit goes on after its last record, unrecorded */
+	if (r.tree_cpu_ns > 0)
+		fprintf(stderr, " (%.1f%% of the %.3f s the kernel counted)",
+			100.0 * (double)r.recorded_cpu_ns /
+				(double)r.tree_cpu_ns,
+			(double)r.tree_cpu_ns / 1e9);
+	fprintf(stderr, "; own CPU %.3f s (%.2f%%)\n",
+		(double)r.own_cpu_ns / 1e9,
 		r.recorded_cpu_ns
 			? 100.0 * (double)r.own_cpu_ns /
 				  (double)r.recorded_cpu_ns

@@ -29,6 +29,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,6 +59,12 @@ static int64_t self_cpu_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (int64_t)ts.tv_sec * CFSBW_NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static int64_t tv_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * CFSBW_NSEC_PER_SEC +
+	       (int64_t)tv->tv_usec * 1000;
 }
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
@@ -409,6 +416,7 @@ int cfsbw_host_record(const struct cfsbw_host_record_config *c,
 	struct recorder rec;
 	memset(&rec, 0, sizeof rec);
 	memset(r, 0, sizeof *r);
+	r->tree_cpu_ns = -1;
 	int64_t cpu0 = self_cpu_ns();
 	pid_t child = 0;
 	int go = -1, exec_err = -1, rc = -1, pidfd = -1;
@@ -484,9 +492,12 @@ int cfsbw_host_record(const struct cfsbw_host_record_config *c,
 		}
 		if (child) {
 			int st;
-			pid_t w = waitpid(child, &st, WNOHANG);
+			struct rusage ru;
+			pid_t w = wait4(child, &st, WNOHANG, &ru);
 			if (w == child) {
 				r->exited = true;
+				r->tree_cpu_ns = tv_ns(&ru.ru_utime) +
+						 tv_ns(&ru.ru_stime);
 				r->exit_status = WIFSIGNALED(st)
 						 ? 128 + WTERMSIG(st)
 						 : WEXITSTATUS(st);

@@ -37,6 +37,10 @@ struct cfsbw_host_record_result {
 	int64_t length_ns;     /* the trace's length */
 	int64_t recorded_cpu_ns; /* sum of the run lines */
 	int64_t own_cpu_ns;    /* this process's CPU time while recording */
+	/* the command's processes' CPU time by the kernel's count (wait4's
+	 * rusage: user + system of the command and every descendant waited
+	 * for), when the command ended while recorded; else -1 */
+	int64_t tree_cpu_ns;
 	bool polled;           /* recorded by reading CPU clocks every 1 ms */
 	char note[320];        /* why: the kernel's refusal of perf events */
 };

@@ -69,6 +69,14 @@ int cfsbw_host__record_write(struct recorder *rec,
 			break;
 		}
 	}
+	/* for a reader weighing the replay: what the runs leave out */
+	if (r->tree_cpu_ns > 0)
+		fprintf(f, "# the kernel counted %lld ns of CPU for the "
+			"command's processes (wait4); the runs hold %.1f%% (a "
+			"process's exit goes on after its last record)\n",
+			(long long)r->tree_cpu_ns,
+			100.0 * (double)r->recorded_cpu_ns /
+				(double)r->tree_cpu_ns);
 	fprintf(f, "end %lld\n", (long long)end_ns);
 	return fflush(f) || ferror(f) ? -1 : 0;
 }
