@@ -13,10 +13,10 @@
  * periodic requests) gives the same run for every seed: one is searched.
  * The search halves the range of quotas, so it assumes more quota never
  * throttles more (true of the model, up to a seed's noise, which the
- * spread shows).  It first says what the limit as
- * written does, in the terms of kubernetes-mixin#108: use against the
- * limit, throttled periods, and per request the periods it was throttled
- * in among those it spans.
+ * spread shows).  It first says what the limit as written does, in the
+ * terms of kubernetes-mixin#108: use against the limit, throttled
+ * periods, and per request the periods it was throttled in among those
+ * it spans.
  */
 #include <errno.h>
 #include <inttypes.h>
