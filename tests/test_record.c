@@ -304,8 +304,10 @@ static void runs_against_tree(const char *path, const struct rec_run *r,
  * (its wait4), against `workload measure`'s own count of the same tree:
  * measure's wait4 of its child plus its own rusage, so cfsbw's figure is
  * that and measure's exit after it (under 1 ms over 6 runs, gcc and ASan
- * builds, 2026-12-07: allowed 2 ms and 1%).  And the share it prints is the trace's runs over it,
- * in the summary and in the trace's comment.  0, or why in why.
+ * builds, 2026-12-07: allowed 2 ms and 1%).  And the share it prints is
+ * the trace's runs over it, in the summary and in the trace's comment (to
+ * 0.2 points: it prints one decimal, and the count to the millisecond).
+ * 0, or why in why.
  */
 static int kernel_count_told(const char *path, const struct rec_run *r,
 			     const struct trace *t, char *why, size_t n)
@@ -322,7 +324,7 @@ static int kernel_count_told(const char *path, const struct rec_run *r,
 	double pct = strtod(s, NULL);
 	double want = 100.0 * (double)t->run_total_ns / counted;
 	if (counted < tree - 1e6 || counted > tree * 1.01 + 2e6 ||
-	    pct < want - 0.1 || pct > want + 0.1)
+	    pct < want - 0.2 || pct > want + 0.2)
 		return snprintf(why, n, "the kernel counted %.0f ns and %.1f%% "
 				"recorded, said cfsbw; measure %.0f ns, runs "
 				"%.1f%%", counted, pct, tree, want);
