@@ -114,7 +114,15 @@ echo "   --cpus 0.5: cfsbw run ${run_wall} ms, the replay ${sim_wall} ms: $(off 
 # What the build got: below 0.5 CPU, the machine's other work held it back
 # more than the limit did.  The replay at the rate it got, for comparison.
 got=$(awk -v c="$run_cpu" -v w="$run_wall" 'BEGIN { printf "%.3f", c / w }')
-echo "   cfsbw run's build got ${got} CPU on average (${run_cpu} ms of CPU)"
+# the recorded build's CPU by the kernel's count (cfsbw record's comment
+# in the trace; a process's exit goes on after its last record)
+rec_kernel=$(sed -n 's/^# the kernel counted \([0-9]*\) ns.*/\1/p' "$work/make.trace")
+rec_kernel=$(( ${rec_kernel:-0} / 1000000 ))
+against="$(off "$run_cpu" "$rec_cpu") against the trace"
+if [ "$rec_kernel" -gt 0 ]; then
+	against="$against, $(off "$run_cpu" "$rec_kernel") against the kernel's count of the recorded build"
+fi
+echo "   cfsbw run's build got ${got} CPU on average (${run_cpu} ms of CPU: $against)"
 got_us=$(awk -v g="$got" 'BEGIN { printf "%d", g * 500000 }')
 sim_got=$(replay_ms "$work/make.trace" "$got_us")
 echo "   the replay at ${got} CPU: ${sim_got} ms: $(off "$sim_got" "$run_wall")"
