@@ -84,15 +84,19 @@ static void progress(const char *label, size_t done, size_t n,
 	fprintf(stderr, "\rcfsbw %s: %zu of %zu done\033[K", label, done, n);
 }
 
-int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
-		 struct cfsbw_sim_point *out, const char *label)
+size_t cli_parallel_workers(size_t n)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t workers = cpus < 1 ? 1 : (size_t)cpus;
 	if (workers > n)
 		workers = n;
-	if (workers > 64)
-		workers = 64;
+	return workers > 64 ? 64 : workers;
+}
+
+int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
+		 struct cfsbw_sim_point *out, const char *label)
+{
+	size_t workers = cli_parallel_workers(n);
 	struct worker_pipe *wp = calloc(workers ? workers : 1, sizeof(*wp));
 	struct pollfd *pfd = calloc(workers ? workers : 1, sizeof(*pfd));
 	bool *seen = calloc(n ? n : 1, sizeof(*seen));
@@ -524,11 +528,10 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 		status = 1;
 		goto out_sc;
 	}
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	status = cli_parallel(sw.n + 1, sweep_job, &sw, pts, "sim --sweep");
-	long workers = cpus < 1 ? 1 : cpus > (long)sw.n + 1 ? (long)sw.n + 1 : cpus;
+	size_t workers = cli_parallel_workers(sw.n + 1);
 	if (!status && !json)
-		printf("sweep of %s %s: %zu value%s, %ld worker%s; latency "
+		printf("sweep of %s %s: %zu value%s, %zu worker%s; latency "
 		       "added against the same runs with %s unlimited\n",
 		       sw.target.group, sw.target.file, sw.n,
 		       sw.n == 1 ? "" : "s", workers, workers == 1 ? "" : "s",

@@ -14,6 +14,9 @@
  * error meanwhile (label NULL: never).  Returns 0, or the first failing
  * job's exit status. */
 typedef int cli_job_fn(size_t i, void *ctx, struct cfsbw_sim_point *out);
+/* The workers cli_parallel() runs n jobs in: the CPUs, at most n, at most
+ * 64. */
+size_t cli_parallel_workers(size_t n);
 int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 		 struct cfsbw_sim_point *out, const char *label);
 
