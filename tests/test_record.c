@@ -93,6 +93,7 @@ struct trace {
 	int64_t last_end[MAX_TIDS];
 	bool exited[MAX_TIDS];
 	int64_t run_total_ns, end_ns;
+	double counted_ns; /* its comment's count of the kernel's; -1: none */
 	/* the runs of one thread, for cycle checks */
 	int watch_tid;
 	unsigned nr_watched;
@@ -114,6 +115,7 @@ static void read_trace(const char *path, struct trace *t)
 	int watch = t->watch_tid;
 	memset(t, 0, sizeof *t);
 	t->watch_tid = watch;
+	t->counted_ns = -1;
 	FILE *f = fopen(path, "r");
 	if (!f) {
 		snprintf(t->why, sizeof t->why, "%s: %s", path, strerror(errno));
@@ -133,6 +135,8 @@ static void read_trace(const char *path, struct trace *t)
 				snprintf(t->why, sizeof t->why,
 					 "line 1 is not 'cfsbw-trace 1'");
 		} else if (line[0] == '#') {
+			if (!strncmp(line, "# the kernel counted ", 21))
+				t->counted_ns = strtod(line + 21, NULL);
 			continue;
 		} else if (ended) {
 			snprintf(t->why, sizeof t->why, "line %u after end", no);
@@ -309,8 +313,8 @@ static void runs_against_tree(const char *path, const struct rec_run *r,
  * 0.2 points: it prints one decimal, and the count to the millisecond).
  * 0, or why in why.
  */
-static int kernel_count_told(const char *path, const struct rec_run *r,
-			     const struct trace *t, char *why, size_t n)
+static int kernel_count_told(const struct rec_run *r, const struct trace *t,
+			     char *why, size_t n)
 {
 	const char *p = strstr(r->err, "% of the ");
 	const char *q = strstr(r->err, " s the kernel counted)");
@@ -328,17 +332,9 @@ static int kernel_count_told(const char *path, const struct rec_run *r,
 		return snprintf(why, n, "the kernel counted %.0f ns and %.1f%% "
 				"recorded, said cfsbw; measure %.0f ns, runs "
 				"%.1f%%", counted, pct, tree, want);
-	char text[1 << 16];
-	FILE *f = fopen(path, "r");
-	size_t len = f ? fread(text, 1, sizeof text - 1, f) : 0;
-	if (f)
-		fclose(f);
-	text[len] = '\0';
-	const char *c = strstr(text, "\n# the kernel counted ");
-	double in_trace = c ? strtod(c + 22, NULL) : -1;
-	if (in_trace < counted - 1e6 || in_trace > counted + 1e6)
+	if (t->counted_ns < counted - 1e6 || t->counted_ns > counted + 1e6)
 		return snprintf(why, n, "the trace's comment says %.0f ns, the "
-				"summary %.0f", in_trace, counted);
+				"summary %.0f", t->counted_ns, counted);
 	return 0;
 }
 
@@ -391,7 +387,7 @@ TEST(runs_add_up_to_the_cpu_time, "record")
 					  5.0 * (double)time_slack_ns(false));
 		ASSERT_STR(t.why, "");
 		char why[4352] = "";
-		kernel_count_told(trace_file(), &r, &t, why, sizeof why);
+		kernel_count_told(&r, &t, why, sizeof why);
 		ASSERT_STR(why, "");
 		ASSERT_UINT(t.nr_exits, ==, t.nr_threads);
 		if (m == 0)
