@@ -60,13 +60,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cfsbw_sim_scenario sc;
 	struct cfsbw_sim_error err;
 	cfsbw_sim_scenario_init(&sc);
-	FZ_CHECK(cfsbw_sim_scenario_parse(&sc,
-					  open_loop ? "cpus 2\nduration 500ms\ngroup "
-						 "/app\ntask /app trace file=x "
-						 "wakeups=recorded\n"
-					       : "cpus 2\nduration 500ms\ngroup "
-						 "/app\ntask /app trace file=x\n",
-					  &err) == 0,
+	char scenario[96];
+	snprintf(scenario, sizeof scenario,
+		 "cpus 2\nduration 500ms\ngroup /app\ntask /app trace "
+		 "file=x wakeups=%s\n",
+		 open_loop ? "recorded" : "progress");
+	FZ_CHECK(cfsbw_sim_scenario_parse(&sc, scenario, &err) == 0,
 		 "the harness's scenario: %s", err.msg);
 	struct cfsbw_sim_task_spec *t = &sc.tasks[0];
 	int rc = which == 1   ? cfsbw_sim_replay_parse_cfsbw(t, text, &err)
