@@ -54,6 +54,7 @@ static struct fk_latencies *latencies;
 static size_t latencies_len;
 
 static pid_t procs[MAX_PROCS];
+static size_t proc_line[MAX_PROCS]; /* its task line, sc->tasks[i] */
 static volatile sig_atomic_t nr_procs;
 static char dirs[MAX_DIRS][320];
 static volatile sig_atomic_t nr_dirs;
@@ -454,11 +455,38 @@ static int start_tasks(const struct cfsbw_sim_scenario *sc, uint64_t seed,
 				fk_task_main(t, seed, index, &latencies[i]);
 			}
 			index++;
+			proc_line[nr_procs] = i;
 			procs[nr_procs] = pid;
 			nr_procs++;
 		}
 	}
 	return 0;
+}
+
+/*
+ * A task's migrations (se.nr_migrations in /proc/PID/sched) and time
+ * runnable but waiting for a CPU (run_delay, the second field of
+ * /proc/PID/schedstat).  False when either file is missing (a kernel
+ * without schedstats or sched debugging).
+ */
+static bool task_sched(pid_t pid, uint64_t *migrations, int64_t *run_delay)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/sched", (int)pid);
+	if (read_str(path, buf, sizeof buf))
+		return false;
+	const char *m = strstr(buf, "se.nr_migrations");
+	const char *colon = m ? strchr(m, ':') : NULL;
+	if (!colon)
+		return false;
+	*migrations = strtoull(colon + 1, NULL, 10);
+	snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+	unsigned long long run, delay;
+	if (read_str(path, buf, sizeof buf) ||
+	    sscanf(buf, "%llu %llu", &run, &delay) != 2)
+		return false;
+	*run_delay = (int64_t)delay;
+	return true;
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -529,6 +557,11 @@ int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 		snapshot(cpu_dir, acct_dir, &start[i]);
 	}
 	snapshot(cpu_base, acct_base, &start[sc->nr_groups]);
+	static uint64_t mig0[MAX_PROCS];
+	static int64_t delay0[MAX_PROCS];
+	bool sched_ok = true;
+	for (int i = 0; i < nr_procs; i++)
+		sched_ok &= task_sched(procs[i], &mig0[i], &delay0[i]);
 	machine_time(&busy0, &steal0);
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
 	close(go[1]); /* every task starts */
@@ -542,6 +575,22 @@ int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 		snapshot(cpu_dir, acct_dir, &groups[i]);
 	}
 	snapshot(cpu_base, acct_base, &all);
+	for (size_t i = 0; i < sc->nr_tasks; i++) {
+		lines[i].migrations = 0;
+		lines[i].run_delay_ns = 0;
+	}
+	for (int i = 0; i < nr_procs; i++) {
+		uint64_t mig;
+		int64_t delay;
+		if (!task_sched(procs[i], &mig, &delay)) {
+			sched_ok = false;
+			continue;
+		}
+		lines[proc_line[i]].migrations += mig - mig0[i];
+		lines[proc_line[i]].run_delay_ns += delay - delay0[i];
+	}
+	for (size_t i = 0; i < sc->nr_tasks; i++)
+		lines[i].sched_read = sched_ok;
 
 	machine_time(&busy1, &steal1);
 	for (size_t i = 0; i < sc->nr_groups; i++) {

@@ -10,6 +10,7 @@
 #ifndef CFSBW_BENCH_FIDELITY_KERNEL_H
 #define CFSBW_BENCH_FIDELITY_KERNEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,10 +24,14 @@ struct fk_group {
 	int64_t throttled_ns;
 };
 
-/* The latencies of one task line (duty cycles, requests) over the run. */
+/* One task line over the run: its latencies (duty cycles, requests), and
+ * what its tasks' /proc/PID/sched and schedstat say, summed over them. */
 struct fk_line {
 	uint64_t count;
 	int64_t p50_ns, p99_ns;
+	uint64_t migrations; /* se.nr_migrations */
+	int64_t run_delay_ns; /* time runnable, waiting for a CPU */
+	bool sched_read;      /* false: /proc/PID/sched or schedstat missing */
 };
 
 /* What else the machine did during the run. */
