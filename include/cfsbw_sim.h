@@ -41,6 +41,10 @@
 #define CFSBW_SIM_DEFAULT_MAX_EVENTS UINT64_C(1000000000)
 #define CFSBW_SIM_MAX_RATE_PER_SEC 1000000000u
 #define CFSBW_SIM_MAX_WAKEUP_LATENCY_NS INT64_C(1000000000)
+/* Linux's sched_migration_cost (sysctl_sched_migration_cost, 0.5 ms): a
+ * task that ran this recently is cache hot and stays where it is. */
+#define CFSBW_SIM_DEFAULT_MIGRATION_COST_NS INT64_C(500000)
+#define CFSBW_SIM_MAX_MIGRATION_COST_NS INT64_C(1000000000)
 
 /* Workloads: X(enum suffix, name in scenario files) */
 #define CFSBW_SIM_WORKLOAD_MAP(X)                                              \
@@ -173,6 +177,11 @@ struct cfsbw_sim_scenario {
 	/* How late a sleeping task's own timer makes it runnable (Linux's
 	 * timer slack plus the wake-up of an idle CPU); default 0 */
 	int64_t wakeup_latency_ns;
+	/* How long after it last ran a queued task counts as cache hot: load
+	 * balancing leaves it where it is until balancing has failed twice
+	 * (Linux's sched_migration_cost and cache_nice_tries); 0: never hot.
+	 * Default CFSBW_SIM_DEFAULT_MIGRATION_COST_NS. */
+	int64_t migration_cost_ns;
 	/* The run ends once every task has exited (replays), at the latest
 	 * at duration_ns; the report's duration is then the last exit. */
 	bool until_done;

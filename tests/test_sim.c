@@ -446,6 +446,53 @@ TEST(balancing_by_load_evens_out_groups, "section-7 R8")
 	run_end(&r);
 }
 
+/*
+ * A task that ran within the scenario's migration_cost is cache hot: a CPU
+ * going idle does not pull it, and a periodic pass takes it only once
+ * passes towards that CPU have failed more than once in a row (Linux's
+ * task_hot, nr_balance_failed > cache_nice_tries).
+ */
+TEST(cache_hot_task_moves_after_two_failed_passes, "section-7")
+{
+	/* CPU 0 runs two busy tasks (a, c), CPU 1 a duty task b that needs
+	 * 50 ms and then sleeps; passes every 4 ms, one in 8 a busy pass */
+#define HOT_SCENARIO(cost)                                                     \
+	"cpus 2\nhz 1000\nduration 100ms\nmigration_cost " cost "\n"          \
+	"task / busy\ntask / duty run=50ms sleep=10s\ntask / busy\n"
+	struct run r;
+	struct cfsbw_sim_totals t;
+	struct cfsbw_sim_line_result a, c;
+
+	/* never hot: CPU 1 pulls a queued task the moment b sleeps, at 50 ms,
+	 * and both CPUs are busy the whole 100 ms */
+	ASSERT_INT(run_start(&r, HOT_SCENARIO("0ns")), ==, 0);
+	cfsbw_sim_totals(r.s, &t);
+	ASSERT_INT(t.busy_ns, ==, 200 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(t.migrations, ==, 1);
+	run_end(&r);
+
+	/* hot for a second, so a and c always are: going idle at 50 ms pulls
+	 * nothing; the busy pass at 32 ms failed (a task of 1024 is more
+	 * than half the difference of 1024), the idle pass at 52 ms fails
+	 * again, and the one at 56 ms, the third failure in a row, moves
+	 * one: CPU 1 idles 6 ms */
+	ASSERT_INT(run_start(&r, HOT_SCENARIO("1s")), ==, 0);
+	cfsbw_sim_totals(r.s, &t);
+	ASSERT_INT(t.busy_ns, ==, 194 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(t.migrations, ==, 1);
+	cfsbw_sim_line_result(r.s, 0, &a);
+	cfsbw_sim_line_result(r.s, 2, &c);
+	ASSERT_UINT(a.migrations + c.migrations, ==, 1);
+	run_end(&r);
+
+	/* Linux's default, 0.5 ms, when the scenario says nothing */
+	ASSERT_INT(run_start(&r, "cpus 2\nduration 1ms\ntask / busy\n"), ==,
+		   0);
+	ASSERT_INT(r.sc.migration_cost_ns, ==, 500 * CFSBW_NSEC_PER_USEC);
+	run_end(&r);
+#undef HOT_SCENARIO
+}
+
 TEST(woken_task_goes_to_an_idle_cpu, "section-7")
 {
 	struct run r;
@@ -911,6 +958,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(report_labels_hardlimits_runtime_per_cpu)
 	  TEST_ENTRY(balancing_never_moves_throttled_tasks)
 	  TEST_ENTRY(balancing_by_load_evens_out_groups)
+	  TEST_ENTRY(cache_hot_task_moves_after_two_failed_passes)
 	  TEST_ENTRY(woken_task_goes_to_an_idle_cpu)
 	  TEST_ENTRY(duty_phase_puts_tasks_out_of_step)
 	  TEST_ENTRY(requests_latency_is_service_time_when_alone)

@@ -422,6 +422,12 @@ TEST(hostile_scenarios_are_refused_naming_the_line, "section-7 issue-16")
 	ASSERT_ERROR("seed 2\nwakeup_latency 2s\n", 2, "at most 1s");
 	ASSERT_ERROR("wakeup_latency 1ms\nwakeup_latency 1ms\n", 2,
 		     "wakeup_latency");
+	/* so is a migration cost; 0ns turns cache-hot tasks off */
+	ASSERT_ERROR("migration_cost 500\n", 1, "migration_cost '500'");
+	ASSERT_ERROR("seed 2\nmigration_cost 1001ms\n", 2, "at most 1s");
+	ASSERT_ERROR("migration_cost -1us\n", 1, "migration_cost '-1us'");
+	ASSERT_ERROR("migration_cost 1ms\nmigration_cost 2ms\n", 2,
+		     "migration_cost");
 	/* 18446744073710/s wrapped to 0.45/s and was accepted */
 	ASSERT_ERROR("task / requests rate=18446744073710/s service=1ms\n", 1,
 		     "to 1000000000/s");

@@ -24,6 +24,22 @@ static void migrate_task(struct cfsbw_sim *s, struct sim_task *t, unsigned dst,
 		cfsbw_sim__check_preempt_wakeup(s, dst, t);
 }
 
+/* Balancing attempts that may fail in a row before a cache-hot task
+ * moves all the same (the domain's cache_nice_tries, 1 for the domains
+ * of cores that share a cache). */
+#define CACHE_NICE_TRIES 1u
+
+/*
+ * A task that ran on its CPU within the last migration_cost is cache hot
+ * there (task_hot): moving it would cost it its cache.  A task that never
+ * ran is cold.  last_ran_ns is at most now, so the sum cannot overflow.
+ */
+static bool task_hot(const struct cfsbw_sim *s, const struct sim_task *t)
+{
+	return s->migration_cost_ns > 0 &&
+	       t->last_ran_ns > s->now - s->migration_cost_ns;
+}
+
 /*
  * Whether queued task t may move from src to dst.  R8: never the running
  * task, never a task under a throttled entity on either side
@@ -33,13 +49,19 @@ static void migrate_task(struct cfsbw_sim *s, struct sim_task *t, unsigned dst,
  * itself or through an ancestor: task_attach, schedule_cpu,
  * set_queued_states), read from the line the list walk is on: four in
  * five of the tasks a balancing pass looks at are throttled, and asking
- * the core read a line of its accounts for each.
+ * the core read a line of its accounts for each.  Last, a cache-hot task
+ * stays unless balancing towards dst has failed more than
+ * CACHE_NICE_TRIES times in a row (can_migrate_task): without that, a
+ * CPU going idle pulls over the task that was preempted a moment ago,
+ * and the tasks of a few busy CPUs migrate many times a second, where
+ * Linux's stay put.
  */
 static bool can_migrate(const struct cfsbw_sim *s, const struct sim_task *t,
 			unsigned src, unsigned dst)
 {
 	return t != s->cpus[src].curr && t->state != SIM_TS_THROTTLED &&
-	       !cfsbw_throttled(t->g->cg, dst);
+	       !cfsbw_throttled(t->g->cg, dst) &&
+	       (s->balance_failed[dst] > CACHE_NICE_TRIES || !task_hot(s, t));
 }
 
 static bool pull_task(struct cfsbw_sim *s, unsigned src, unsigned dst,
@@ -159,20 +181,60 @@ static bool pull_task(struct cfsbw_sim *s, unsigned src, unsigned dst,
  * "Fidelity"). */
 #define BUSY_FACTOR 8u
 
+/* A periodic pass found dst out of balance and moved nothing to it: one
+ * more failure in a row (nr_balance_failed), counted once a pass. */
+static void balance_failed(struct cfsbw_sim *s, unsigned dst)
+{
+	if (s->balance_failed_pass[dst] == s->balance_passes)
+		return;
+	s->balance_failed_pass[dst] = s->balance_passes;
+	if (s->balance_failed[dst]++ == 0)
+		s->nr_balance_failing++;
+}
+
+/* dst took a task, or was found in balance: its count starts again. */
+static void balance_done(struct cfsbw_sim *s, unsigned dst)
+{
+	if (s->balance_failed[dst] > 0) {
+		s->balance_failed[dst] = 0;
+		s->nr_balance_failing--;
+	}
+}
+
+/* The end of a pass: the CPUs it balanced for (all of them on a busy
+ * pass, the idle ones on the others) that did not fail in it were found
+ * in balance.  Nothing to do while no CPU has failed (most passes). */
+static void balance_pass_done(struct cfsbw_sim *s, bool busy_pass)
+{
+	if (s->nr_balance_failing == 0)
+		return;
+	for (unsigned c = 0; c < s->nr_cpus; c++)
+		if (s->balance_failed_pass[c] != s->balance_passes &&
+		    (busy_pass || s->cpus[c].nr == 0))
+			balance_done(s, c);
+}
+
 /*
  * Periodic balancing, by load as Linux does: sort the CPUs by load, then
  * pair the most loaded with the least loaded and move one task per pair
  * while they are out of balance.  An idle CPU takes any queued task from
  * a CPU with two or more that can run (R9), at every pass; a busy one, at
  * one pass in BUSY_FACTOR, only a task that narrows the difference.  Keys
- * are (load, cpu), a total order, so any sort gives the same pairs.
+ * are (load, cpu), a total order, so any sort gives the same pairs.  A
+ * destination that a pass finds out of balance and can give nothing (its
+ * candidates cache hot, throttled or too heavy) counts a failure; one
+ * that takes a task or is in balance starts again from none.
  */
 void cfsbw_sim__balance(struct cfsbw_sim *s)
 {
 	unsigned n = s->nr_cpus;
 	bool busy_pass = ++s->balance_passes % BUSY_FACTOR == 0;
-	if (s->nr_overloaded == 0 || (!busy_pass && s->nr_idle == 0))
-		return; /* no CPU has a task to spare, or none to take it */
+	if (!busy_pass && s->nr_idle == 0)
+		return; /* no CPU to take a task: no pass */
+	if (s->nr_overloaded == 0) {
+		balance_pass_done(s, busy_pass); /* no CPU has one to spare */
+		return;
+	}
 	uint64_t lo_load = UINT64_MAX, hi_load = 0;
 	for (unsigned c = 0; c < n; c++) {
 		uint64_t load = cpu_load(s, c);
@@ -180,8 +242,10 @@ void cfsbw_sim__balance(struct cfsbw_sim *s)
 		hi_load = load > hi_load ? load : hi_load;
 		s->sort_keys[c] = load << 13 | c; /* c < 8192; loads < 2^50 */
 	}
-	if (hi_load * 100 <= lo_load * IMBALANCE_PCT)
+	if (hi_load * 100 <= lo_load * IMBALANCE_PCT) {
+		balance_pass_done(s, busy_pass);
 		return;
+	}
 	sort_u64(s->sort_keys, n);
 	unsigned lo = 0, hi = n - 1;
 	while (lo < hi) {
@@ -193,14 +257,20 @@ void cfsbw_sim__balance(struct cfsbw_sim *s)
 		if (s->cpus[dst].nr > 0 && !busy_pass)
 			break; /* the idle CPUs are served */
 		bool moved = false;
-		if (s->cpus[src].nr >= 2)
+		if (s->cpus[src].nr >= 2) {
 			moved = pull_task(s, src, dst,
 					  s->cpus[dst].nr == 0 ? UINT64_MAX
 							       : ls - ld,
 					  false);
+			if (moved)
+				balance_done(s, dst);
+			else
+				balance_failed(s, dst);
+		}
 		if (moved)
 			lo++;
 		else
 			hi--;
 	}
+	balance_pass_done(s, busy_pass);
 }

@@ -337,6 +337,7 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 		for (struct sim_entity *se = &prev->se; se; se = se->parent)
 			cfsbw_sim__cfs_put_entity(se->cfs_rq, se);
 		cpu->curr = NULL;
+		prev->last_ran_ns = s->now;
 		if (prev->runnable)
 			cfsbw_sim__task_set_state(
 				s, prev,

@@ -26,6 +26,7 @@ void cfsbw_sim_scenario_init(struct cfsbw_sim_scenario *sc)
 	sc->duration_ns = 10 * CFSBW_NSEC_PER_SEC;
 	sc->max_events = CFSBW_SIM_DEFAULT_MAX_EVENTS;
 	sc->seed = 1;
+	sc->migration_cost_ns = CFSBW_SIM_DEFAULT_MIGRATION_COST_NS;
 	sc->policy = CFSBW_POLICY_V4;
 }
 

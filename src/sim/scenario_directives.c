@@ -3,7 +3,7 @@
  * directives (docs/sim.md) and the reader of each.
  *
  * A setting (cpus, hz, duration, seed, policy, max_events,
- * wakeup_latency) is one value, given at most once; sysctl, group and
+ * wakeup_latency, migration_cost) is one value, given at most once; sysctl, group and
  * task lines may repeat.  Values that belong to the core (group files,
  * sysctls) are kept as text and written through the core's file
  * interface by cfsbw_sim_create(), so that the core's own validation (R2)
@@ -69,6 +69,10 @@ static const struct directive {
 	{.name = "wakeup_latency", .read_value = read_duration,
 	 SETTING(wakeup_latency_ns), .min = 0,
 	 .max = CFSBW_SIM_MAX_WAKEUP_LATENCY_NS,
+	 .valid = "a duration with a unit (ns, us, ms, s), at most 1s"},
+	{.name = "migration_cost", .read_value = read_duration,
+	 SETTING(migration_cost_ns), .min = 0,
+	 .max = CFSBW_SIM_MAX_MIGRATION_COST_NS,
 	 .valid = "a duration with a unit (ns, us, ms, s), at most 1s"},
 	{.name = "sysctl", .read_line = read_sysctl},
 	{.name = "group", .read_line = read_group},

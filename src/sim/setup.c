@@ -285,6 +285,7 @@ static int setup_tasks(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 			/* fork balancing: spread in creation order */
 			t->cpu = (unsigned)(k % s->nr_cpus);
 			t->state = SIM_TS_SLEEPING;
+			t->last_ran_ns = INT64_MIN; /* never ran: cold */
 			t->se.weight = NICE_0_LOAD;
 			t->se.id = s->next_entity_id++;
 			t->se.depth = g->depth;
@@ -370,6 +371,7 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	s->min_gran_ns = 750 * CFSBW_NSEC_PER_USEC * factor;
 	s->wakeup_gran_ns = 1 * CFSBW_NSEC_PER_MSEC * factor;
 	s->nr_latency = 8;
+	s->migration_cost_ns = sc->migration_cost_ns; /* not scaled */
 	/* larger machines balance less often, as Linux's wider domains do:
 	 * 4 ms up to 64 CPUs, 4 ms more per 64 CPUs beyond */
 	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC * (int64_t)((n + 63) / 64);
@@ -400,8 +402,13 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	s->idle_mask =
 		cfsbw_sim__zalloc(s, (n + 63) / 64, sizeof(*s->idle_mask));
 	s->sort_keys = cfsbw_sim__zalloc(s, n, sizeof(*s->sort_keys));
+	s->balance_failed =
+		cfsbw_sim__zalloc(s, n, sizeof(*s->balance_failed));
+	s->balance_failed_pass =
+		cfsbw_sim__zalloc(s, n, sizeof(*s->balance_failed_pass));
 	if (!s->cpus || !s->groups || !s->pending || !s->resched_list ||
-	    !s->idle_mask || !s->sort_keys)
+	    !s->idle_mask || !s->sort_keys || !s->balance_failed ||
+	    !s->balance_failed_pass)
 		goto fail;
 	for (unsigned c = 0; c < n; c++)
 		cfsbw_sim__cpu_init(s, c);
@@ -452,5 +459,7 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 	cfsbw_sim__free(s, s->resched_list);
 	cfsbw_sim__free(s, s->idle_mask);
 	cfsbw_sim__free(s, s->sort_keys);
+	cfsbw_sim__free(s, s->balance_failed);
+	cfsbw_sim__free(s, s->balance_failed_pass);
 	cfsbw_sim__free(s, s);
 }

@@ -385,6 +385,10 @@ struct sim_task {
 	 * touches the task's first three lines, no more */
 	int64_t burst_left;   /* CPU left in this burst; INT64_MAX: busy */
 	int64_t state_since;
+	/* when it last stopped running (Linux's se.exec_start as a switch
+	 * leaves it): balancing leaves a task that ran within the
+	 * scenario's migration_cost where it is (balance.c) */
+	int64_t last_ran_ns;
 	/* time in each state, added to its line's at the end of the run: a
 	 * change of state touches the task alone */
 	int64_t state_ns[SIM_TS_COUNT];
@@ -518,6 +522,14 @@ struct cfsbw_sim {
 	unsigned nr_overloaded; /* CPUs whose R9 count is >= 2 */
 	uint64_t *sort_keys;
 	uint64_t balance_passes;
+	/* Per CPU as a destination (its domain's nr_balance_failed): the
+	 * periodic passes in a row that found it out of balance and moved
+	 * nothing to it, and the pass that last counted one; CPUs with a
+	 * count above 0 */
+	unsigned *balance_failed;
+	uint64_t *balance_failed_pass;
+	unsigned nr_balance_failing;
+	int64_t migration_cost_ns;
 	uint32_t next_entity_id;
 	cfsbw_sim_timeline_fn *timeline;
 	void *timeline_ctx;
