@@ -46,6 +46,16 @@
 #define CFSBW_SIM_DEFAULT_MIGRATION_COST_NS INT64_C(500000)
 #define CFSBW_SIM_MAX_MIGRATION_COST_NS INT64_C(1000000000)
 
+/* The fair scheduler a run models. */
+enum cfsbw_sim_scheduler {
+	CFSBW_SIM_SCHED_CFS,   /* Linux before 6.6: sleeper credit, sched_slice */
+	CFSBW_SIM_SCHED_EEVDF, /* Linux 6.6 and later: lag, virtual deadlines */
+};
+/* "cfs" or "eevdf"; 0, or -EINVAL for another name. */
+int cfsbw_sim_scheduler_parse(const char *name, enum cfsbw_sim_scheduler *out);
+const char *cfsbw_sim_scheduler_name(enum cfsbw_sim_scheduler sched);
+#define CFSBW_SIM_MAX_BASE_SLICE_NS INT64_C(1000000000)
+
 /* Workloads: X(enum suffix, name in scenario files) */
 #define CFSBW_SIM_WORKLOAD_MAP(X)                                              \
 	X(BUSY, "busy")                                                        \
@@ -182,6 +192,12 @@ struct cfsbw_sim_scenario {
 	 * (Linux's sched_migration_cost and cache_nice_tries); 0: never hot.
 	 * Default CFSBW_SIM_DEFAULT_MIGRATION_COST_NS. */
 	int64_t migration_cost_ns;
+	/* The fair scheduler: CFS (SPEC section 7, the seeds' Linux; default)
+	 * or EEVDF (Linux 6.6 and later), and EEVDF's slice, each entity's
+	 * request (0: 0.7 ms times 1 + log2 of the CPUs up to 8, as Linux
+	 * scales its base_slice). */
+	enum cfsbw_sim_scheduler scheduler;
+	int64_t base_slice_ns;
 	/* The run ends once every task has exited (replays), at the latest
 	 * at duration_ns; the report's duration is then the last exit. */
 	bool until_done;
@@ -313,6 +329,7 @@ struct cfsbw_sim_totals {
 	int64_t duration_ns;
 	uint64_t seed;
 	enum cfsbw_policy policy;
+	enum cfsbw_sim_scheduler scheduler;
 	int64_t slice_ns;
 	uint64_t events;     /* events processed */
 	uint64_t switches;   /* context switches */

@@ -92,17 +92,21 @@ TEST(seed_quota_100ms_is_a_fifth, "R10 R12 seed-008")
 	seed_example("100000", 0.20);
 }
 
-TEST(seed_examples_scenario_all_three_at_once, "R10 R12 seed-008")
+/* SPEC's three examples at once on 8 CPUs, under the fair scheduler the
+ * text before them names ("": the default). */
+static void check_seed_examples(const char *scheduler)
 {
 	struct run r;
-	ASSERT_INT(run_start(&r,
-			     "cpus 8\nduration 10s\n"
-			     "group /one cpu.cfs_quota_us=500000 cpu.cfs_period_us=500000\n"
-			     "group /two cpu.cfs_quota_us=1000000 cpu.cfs_period_us=500000\n"
-			     "group /fifth cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000\n"
-			     "task /one busy count=3\ntask /two busy count=3\n"
-			     "task /fifth busy count=2\n"),
-		   ==, 0);
+	char text[512];
+	snprintf(text, sizeof text,
+		 "%scpus 8\nduration 10s\n"
+		 "group /one cpu.cfs_quota_us=500000 cpu.cfs_period_us=500000\n"
+		 "group /two cpu.cfs_quota_us=1000000 cpu.cfs_period_us=500000\n"
+		 "group /fifth cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000\n"
+		 "task /one busy count=3\ntask /two busy count=3\n"
+		 "task /fifth busy count=2\n",
+		 scheduler);
+	ASSERT_INT(run_start(&r, text), ==, 0);
 	ASSERT_NEAR(cores(&r, "/one"), 1.00, 0.005);
 	ASSERT_NEAR(cores(&r, "/two"), 2.00, 0.010);
 	ASSERT_NEAR(cores(&r, "/fifth"), 0.20, 0.001);
@@ -112,6 +116,11 @@ TEST(seed_examples_scenario_all_three_at_once, "R10 R12 seed-008")
 		ASSERT_UINT(g.stats.nr_throttled, ==, g.stats.nr_periods);
 	}
 	run_end(&r);
+}
+
+TEST(seed_examples_scenario_all_three_at_once, "R10 R12 seed-008")
+{
+	check_seed_examples("");
 }
 
 TEST(group_below_quota_is_never_throttled, "R10 section-5")
@@ -138,31 +147,36 @@ TEST(group_below_quota_is_never_throttled, "R10 section-5")
 	run_end(&r);
 }
 
-TEST(shares_1024_and_2048_split_one_to_two, "section-7 R8")
+/* Shares 1:2 over 4 CPUs and 1:3 on one, under the fair scheduler the
+ * text before them names ("": the default). */
+static void check_shares_split(const char *scheduler)
 {
 	struct run r;
-	ASSERT_INT(run_start(&r,
-			     "cpus 4\nduration 10s\n"
-			     "group /a cpu.shares=1024\ngroup /b cpu.shares=2048\n"
-			     "task /a busy count=4\ntask /b busy count=4\n"),
-		   ==, 0);
+	char text[256];
+	snprintf(text, sizeof text,
+		 "%scpus 4\nduration 10s\n"
+		 "group /a cpu.shares=1024\ngroup /b cpu.shares=2048\n"
+		 "task /a busy count=4\ntask /b busy count=4\n",
+		 scheduler);
+	ASSERT_INT(run_start(&r, text), ==, 0);
 	double a = cores(&r, "/a"), b = cores(&r, "/b");
 	ASSERT_NEAR(a + b, 4.0, 0.0001);
 	ASSERT_NEAR(b / a, 2.0, 2.0 * 0.02);
 	run_end(&r);
-}
-
-TEST(shares_split_on_one_cpu, "section-7")
-{
-	struct run r;
-	ASSERT_INT(run_start(&r,
-			     "cpus 1\nduration 5s\n"
-			     "group /a cpu.shares=1024\ngroup /b cpu.shares=3072\n"
-			     "task /a busy count=2\ntask /b busy\n"),
-		   ==, 0);
+	snprintf(text, sizeof text,
+		 "%scpus 1\nduration 5s\n"
+		 "group /a cpu.shares=1024\ngroup /b cpu.shares=3072\n"
+		 "task /a busy count=2\ntask /b busy\n",
+		 scheduler);
+	ASSERT_INT(run_start(&r, text), ==, 0);
 	ASSERT_NEAR(cores(&r, "/a"), 0.25, 0.25 * 0.02);
 	ASSERT_NEAR(cores(&r, "/b"), 0.75, 0.75 * 0.02);
 	run_end(&r);
+}
+
+TEST(shares_1024_and_2048_split_one_to_two, "section-7 R8")
+{
+	check_shares_split("");
 }
 
 TEST(child_with_quota_left_stops_while_parent_throttled, "R11")
@@ -491,6 +505,80 @@ TEST(cache_hot_task_moves_after_two_failed_passes, "section-7")
 	ASSERT_INT(r.sc.migration_cost_ns, ==, 500 * CFSBW_NSEC_PER_USEC);
 	run_end(&r);
 #undef HOT_SCENARIO
+}
+
+/*
+ * scheduler eevdf (Linux 6.6 on): the running task keeps the CPU until it
+ * has run its slice (update_deadline), where CFS preempts it once it ran
+ * its share of the latency period (sched_slice).  Two busy tasks on one
+ * CPU at 1000 Hz with a 5 ms slice: the first two runs are half a slice
+ * (3 ms at the tick, PLACE_DEADLINE_INITIAL), then 5 ms each: switches
+ * at 0, 3, 6, 11, ..., 996 ms, 201 in a second.  CFS: 6 ms / 2 = 3 ms of
+ * share, preempted at the first tick past it, every 4 ms: 250.
+ */
+TEST(eevdf_runs_each_task_its_slice, "section-7")
+{
+	struct run r;
+	struct cfsbw_sim_totals t;
+	ASSERT_INT(run_start(&r, "cpus 1\nhz 1000\nduration 1s\n"
+				 "scheduler eevdf\nbase_slice 5ms\n"
+				 "task / busy count=2\n"),
+		   ==, 0);
+	cfsbw_sim_totals(r.s, &t);
+	ASSERT_UINT(t.switches, ==, 201);
+	ASSERT_NEAR(cores(&r, "/"), 1.0, 0.0001);
+	run_end(&r);
+	ASSERT_INT(run_start(&r, "cpus 1\nhz 1000\nduration 1s\n"
+				 "scheduler cfs\nbase_slice 5ms\n"
+				 "task / busy count=2\n"),
+		   ==, 0);
+	cfsbw_sim_totals(r.s, &t);
+	ASSERT_UINT(t.switches, ==, 250);
+	run_end(&r);
+}
+
+/*
+ * A woken task under EEVDF gets no credit for its sleep: it rejoins at the
+ * queue's average with the lag it left with, and does not preempt a
+ * running task whose slice is not used up (RUN_TO_PARITY), so it waits
+ * for the tick that ends that slice.  1 ms of work every 20 ms beside a
+ * busy task, 3 ms slices at 1000 Hz: each run ends 2 to 4 ms after it
+ * was due (a slice at most, then its 1 ms), never 1 ms; under CFS the
+ * woken task, half a latency period ahead, preempts at once and each
+ * run takes its 1 ms.
+ */
+TEST(eevdf_woken_task_waits_for_the_running_slice, "section-7")
+{
+	struct run r;
+	struct cfsbw_sim_line_result d;
+	ASSERT_INT(run_start(&r, "cpus 1\nhz 1000\nduration 2s\n"
+				 "scheduler eevdf\nbase_slice 3ms\n"
+				 "task / busy\ntask / duty run=1ms sleep=20ms\n"),
+		   ==, 0);
+	cfsbw_sim_line_result(r.s, 1, &d);
+	ASSERT_UINT(d.completed, >=, 80);
+	ASSERT_INT(d.latency.p50_ns, >=, 2 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(d.latency.max_ns, <=, 4 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(d.wait_ns, >=, (int64_t)d.completed * CFSBW_NSEC_PER_MSEC / 2);
+	run_end(&r);
+	ASSERT_INT(run_start(&r, "cpus 1\nhz 1000\nduration 2s\n"
+				 "scheduler cfs\n"
+				 "task / busy\ntask / duty run=1ms sleep=20ms\n"),
+		   ==, 0);
+	cfsbw_sim_line_result(r.s, 1, &d);
+	ASSERT_INT(d.latency.p50_ns, ==, 1 * CFSBW_NSEC_PER_MSEC);
+	run_end(&r);
+}
+
+/*
+ * The same limits and shares under EEVDF: the scheduler decides who runs
+ * next, not how much a group may use (R5-R12) nor how its weight splits a
+ * CPU.  SPEC's examples on 8 CPUs, and shares of 1 to 3 on one CPU.
+ */
+TEST(eevdf_keeps_limits_and_shares, "section-7 R10 R8")
+{
+	check_seed_examples("scheduler eevdf\n");
+	check_shares_split("scheduler eevdf\n");
 }
 
 TEST(woken_task_goes_to_an_idle_cpu, "section-7")
@@ -845,6 +933,15 @@ TEST(same_scenario_and_seed_same_output, "section-7")
 	ASSERT_STR(t1, t2);
 	/* not vacuous: another seed, other arrivals, another report */
 	ASSERT_TRUE(strcmp(a, c) != 0);
+	/* the same under EEVDF, and not CFS's report */
+	char eevdf[sizeof det_scenario + 32];
+	snprintf(eevdf, sizeof eevdf, "scheduler eevdf\n%s", det_scenario);
+	char *e1 = report(eevdf, 9, 1), *e2 = report(eevdf, 9, 1);
+	ASSERT_TRUE(e1 && e2);
+	ASSERT_STR(e1, e2);
+	ASSERT_TRUE(strcmp(a, e1) != 0);
+	free(e1);
+	free(e2);
 	free(a);
 	free(b);
 	free(c);
@@ -949,7 +1046,6 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(seed_examples_scenario_all_three_at_once)
 	  TEST_ENTRY(group_below_quota_is_never_throttled)
 	  TEST_ENTRY(shares_1024_and_2048_split_one_to_two)
-	  TEST_ENTRY(shares_split_on_one_cpu)
 	  TEST_ENTRY(child_with_quota_left_stops_while_parent_throttled)
 	  TEST_ENTRY(throttled_cpu_runs_other_groups)
 	  TEST_ENTRY(throttled_group_leaves_cpus_idle)
@@ -959,6 +1055,9 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(balancing_never_moves_throttled_tasks)
 	  TEST_ENTRY(balancing_by_load_evens_out_groups)
 	  TEST_ENTRY(cache_hot_task_moves_after_two_failed_passes)
+	  TEST_ENTRY(eevdf_runs_each_task_its_slice)
+	  TEST_ENTRY(eevdf_woken_task_waits_for_the_running_slice)
+	  TEST_ENTRY(eevdf_keeps_limits_and_shares)
 	  TEST_ENTRY(woken_task_goes_to_an_idle_cpu)
 	  TEST_ENTRY(duty_phase_puts_tasks_out_of_step)
 	  TEST_ENTRY(requests_latency_is_service_time_when_alone)

@@ -243,7 +243,192 @@ TEST(requests_arrive_the_same_whatever_the_limit, "section-7")
 	ASSERT_UINT(arrived[3], !=, arrived[0]);
 }
 
+/* Exact sums for the EEVDF checks. */
+__extension__ typedef __int128 i128;
+
+static i128 floor_div(i128 a, i128 b)
+{
+	i128 q = a / b;
+	return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+/* deadline order (virtual time wraps), ties to vruntime, then id */
+static bool plain_before(const struct sim_entity *a, const struct sim_entity *b)
+{
+	if (a->deadline != b->deadline)
+		return vtime_diff(a->deadline, b->deadline) < 0;
+	if (a->vruntime != b->vruntime)
+		return vtime_diff(a->vruntime, b->vruntime) < 0;
+	return a->id < b->id;
+}
+
+#define EV_N 48u
+
+/*
+ * EEVDF's queue (eevdf.c), 3000 random queues of 1 to 48 entities:
+ * weights from 2 (MIN_SHARES) to 262144, virtual runtimes and deadlines
+ * within 2^34 ns of min_vruntime (17 s of a NICE_0 task's time), which
+ * sits just below INT64_MAX so that virtual time wraps inside the queue;
+ * a running entity (curr) or none, its slice protected or not.  Against
+ * the plain sums in 128 bits: V is the floor of the weighted mean of
+ * every queued entity's vruntime, curr included; an entity is eligible
+ * exactly when its vruntime is not past the mean; the pick is the
+ * eligible entity with the earliest deadline, curr included, or curr
+ * itself while eligible and protected; a placed entity starts at V minus
+ * its lag scaled by (load + w) / load; a leaving one keeps V - vruntime,
+ * clamped to a slice or a tick of its own virtual time; a reweight keeps
+ * the entity's lag and the time to its deadline in real time (truncated),
+ * so that V moves only by what the floors of V and of the new lag leave.
+ */
+TEST(eevdf_queue_matches_the_plain_sums, "section-7")
+{
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
+	cfsbw_sim_scenario_init(&sc);
+	ASSERT_INT(cfsbw_sim_scenario_parse(
+			   &sc, "cpus 1\nhz 250\nscheduler eevdf\n"
+				"task / busy count=49\n",
+			   &err),
+		   ==, 0);
+	ASSERT_INT(cfsbw_sim_create(&sc, &s, &err), ==, 0);
+	ASSERT_TRUE(s->eevdf);
+	ASSERT_INT(s->base_slice_ns, ==, 700000); /* 1 CPU: factor 1 */
+	struct sim_gcpu *owner = &s->groups[0]->pc[0];
+	struct sim_cfs_rq *q = &owner->q;
+	struct sim_stream st;
+	cfsbw_sim__stream_seed(&st, 11);
+	const int64_t m = INT64_MAX - ((int64_t)1 << 33);
+	unsigned picks_curr = 0, picks_heap = 0, protected_kept = 0;
+	for (unsigned round = 0; round < 3000; round++) {
+		cfsbw_sim__cfs_rq_init(q, owner);
+		q->min_vruntime = m;
+		unsigned n = 1 + (unsigned)(cfsbw_sim__stream_next(&st) % EV_N);
+		struct sim_entity *e[EV_N];
+		for (unsigned i = 0; i < n; i++) {
+			struct sim_entity *se = &s->tasks[i].se;
+			uint64_t r = cfsbw_sim__stream_next(&st);
+			se->on_rq = false;
+			se->ran = false;
+			se->cfs_rq = q;
+			/* few distinct values now and then: ties */
+			int64_t span = round % 3 == 0 ? 4 : (int64_t)1 << 34;
+			se->weight = 2 + (r % 262143);
+			se->vruntime = (int64_t)((uint64_t)m +
+				(uint64_t)((int64_t)((r >> 20) % (uint64_t)(2 * span)) - span));
+			se->deadline = (int64_t)((uint64_t)se->vruntime +
+				(cfsbw_sim__stream_next(&st) % (uint64_t)span));
+			se->vlag = 0;
+			cfsbw_sim__cfs_enqueue_entity(s, q, se);
+			e[i] = se;
+		}
+		/* a curr, in one round in three none; protected or not */
+		struct sim_entity *curr = NULL;
+		uint64_t r = cfsbw_sim__stream_next(&st);
+		if (r % 3) {
+			curr = e[r % n];
+			cfsbw_sim__cfs_take_entity(s, q, curr);
+			if (r & 64)
+				curr->vlag = curr->deadline - 1; /* slice over */
+		}
+
+		/* V and eligibility */
+		i128 sum = 0, load = 0;
+		for (unsigned i = 0; i < n; i++) {
+			sum += (i128)e[i]->weight *
+			       (i128)vtime_diff(e[i]->vruntime, m);
+			load += e[i]->weight;
+		}
+		int64_t v = m + (int64_t)floor_div(sum, load);
+		ASSERT_INT(cfsbw_sim__eevdf_avg(q), ==, v);
+
+		/* the pick, with and without curr's protection */
+		for (int protect = 0; protect < 2; protect++) {
+			struct sim_entity *want = NULL;
+			bool curr_ok = curr &&
+				       sum >= (i128)vtime_diff(curr->vruntime, m) * load;
+			if (protect && curr_ok && curr->vlag == curr->deadline) {
+				want = curr;
+				protected_kept++;
+			} else {
+				for (unsigned i = 0; i < n; i++) {
+					bool ok = sum >= (i128)vtime_diff(
+						e[i]->vruntime, m) * load;
+					if (e[i] == curr && !curr_ok)
+						ok = false;
+					if (ok && (!want || plain_before(e[i], want)))
+						want = e[i];
+				}
+			}
+			struct sim_entity *got = cfsbw_sim__eevdf_pick(q, protect);
+			if (got != want)
+				TEST_FAIL_AT("round %u, %u entities, protect %d: "
+					     "picked id %u, the sums say %u",
+					     round, n, protect,
+					     got ? got->id : 0, want ? want->id : 0);
+			ASSERT_TRUE(got == want);
+			picks_curr += got == curr;
+			picks_heap += got != curr;
+		}
+
+		/* a newcomer with lag L and weight w: V - L * (load + w) / load */
+		struct sim_entity *x = &s->tasks[EV_N].se;
+		x->on_rq = false;
+		x->weight = 2 + (cfsbw_sim__stream_next(&st) % 262143);
+		x->vlag = (int64_t)(cfsbw_sim__stream_next(&st) % 2000001) - 1000000;
+		int64_t lag = x->vlag;
+		cfsbw_sim__eevdf_place(s, q, x, false);
+		int64_t want_v = v - (int64_t)((i128)lag * (load + x->weight) / load);
+		ASSERT_INT(x->vruntime, ==, want_v);
+		ASSERT_INT(x->deadline - x->vruntime, ==,
+			   (int64_t)(700000 * NICE_0_LOAD / x->weight));
+		ASSERT_INT(x->vlag, ==, 0);
+
+		/* a leaving entity's lag, clamped to max(2 slices, a tick) */
+		struct sim_entity *y = e[cfsbw_sim__stream_next(&st) % n];
+		int64_t limit = (int64_t)(4000000 * (uint64_t)NICE_0_LOAD / y->weight);
+		i128 l = (i128)vtime_diff(v, y->vruntime);
+		int64_t want_lag = l < -limit ? -limit : l > limit ? limit : (int64_t)l;
+		int64_t keep = y->vlag;
+		cfsbw_sim__eevdf_save_lag(s, q, y);
+		ASSERT_INT(y->vlag, ==, want_lag);
+		y->vlag = keep;
+
+		/* a queued entity's new weight: its lag and the time to its
+		 * deadline are kept in real time, truncated towards zero; V
+		 * moves only by the floors: with sum = load * (V - m) + f and
+		 * w2 * new lag = w1 * lag - r, V' = V + floor((f + r) / load') */
+		struct sim_entity *z = e[cfsbw_sim__stream_next(&st) % n];
+		uint64_t w1 = z->weight, w2 = 2 + (cfsbw_sim__stream_next(&st) % 262143);
+		int64_t zlag = vtime_diff(v, z->vruntime);
+		int64_t zleft = vtime_diff(z->deadline, v);
+		int64_t t = (int64_t)((i128)zlag * w1 / w2);
+		i128 rem = (i128)zlag * w1 - (i128)w2 * t;
+		i128 f = sum - load * (i128)vtime_diff(v, m);
+		bool queued = z != curr;
+		if (queued) /* as cfs.c's reweight_eevdf: out, change, back in */
+			q->sum_wv -= z->weight * (uint64_t)z->vruntime;
+		cfsbw_sim__eevdf_reweight(z, v, w2);
+		q->load = q->load - w1 + w2;
+		z->weight = w2;
+		if (queued)
+			q->sum_wv += z->weight * (uint64_t)z->vruntime;
+		ASSERT_INT(z->vruntime, ==, v - t);
+		ASSERT_INT(z->deadline, ==,
+			   v + (int64_t)((i128)zleft * w1 / w2));
+		ASSERT_INT(cfsbw_sim__eevdf_avg(q), ==,
+			   v + (int64_t)floor_div(f + rem, load - w1 + w2));
+	}
+	/* not vacuous: both kinds of answer, and protection, were seen */
+	ASSERT_UINT(picks_curr, >, 300);
+	ASSERT_UINT(picks_heap, >, 3000);
+	ASSERT_UINT(protected_kept, >, 100);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
+}
+
 TEST_MAIN(TEST_ENTRY(latency_percentiles_are_the_sorted_ranks)
 	  TEST_ENTRY(requests_are_served_in_arrival_order)
 	  TEST_ENTRY(requests_over_seconds_keep_their_times)
-	  TEST_ENTRY(requests_arrive_the_same_whatever_the_limit))
+	  TEST_ENTRY(requests_arrive_the_same_whatever_the_limit)
+	  TEST_ENTRY(eevdf_queue_matches_the_plain_sums))

@@ -32,8 +32,8 @@ static const char usage[] =
 	"usage: cfsbw plan FILE | --replay TRACE [--wakeups W] [--group G]\n"
 	"                  [--period D] [--burst D] [--throttled PCT] [--p99 D]\n"
 	"                  [--seeds N]\n"
-	"                  [--policy P] [--cpus N] [--hz N] [--duration D]\n"
-	"                  [--set [G:]FILE=VALUE]... [--json]\n"
+	"                  [--policy P] [--scheduler S] [--cpus N] [--hz N]\n"
+	"                  [--duration D] [--set [G:]FILE=VALUE]... [--json]\n"
 	"\n"
 	"Find, in the simulator, the smallest quota for group G that keeps its\n"
 	"throttled periods at or under PCT (default 10%), and its added p99\n"
@@ -53,6 +53,8 @@ static const char usage[] =
 	"  --throttled PCT    target share of throttled periods, e.g. 10%\n"
 	"  --p99 D            target added p99 latency, e.g. 20ms\n"
 	"  --seeds N          seeds to search, 1..64 (default 5)\n"
+	"  --scheduler S      cfs (default) or eevdf (Linux 6.6 and later): as\n"
+	"                     `cfsbw sim --scheduler`\n"
 	"  --json             the same answers as one JSON object\n"
 	"\n"
 	"Exit status: 0 found, 3 no quota up to all CPUs meets the target,\n"
@@ -383,10 +385,12 @@ static int print_json(const struct plan *p,
 {
 	int64_t burst_ns =
 		p->burst_us[0] ? strtoll(p->burst_us, NULL, 10) * 1000 : 0;
-	printf("{\"group\": \"%s\", \"policy\": \"%s\", \"cpus\": %u, "
-	       "\"period_ns\": %" PRId64 ", \"burst_ns\": %" PRId64
-	       ", \"quota_per_cpu\": %s, \"seeds\": [",
-	       p->group, cfsbw_policy_name(sc->policy), sc->nr_cpus,
+	printf("{\"group\": \"%s\", \"policy\": \"%s\", \"scheduler\": "
+	       "\"%s\", \"cpus\": %u, \"period_ns\": %" PRId64
+	       ", \"burst_ns\": %" PRId64 ", \"quota_per_cpu\": %s, "
+	       "\"seeds\": [",
+	       p->group, cfsbw_policy_name(sc->policy),
+	       cfsbw_sim_scheduler_name(sc->scheduler), sc->nr_cpus,
 	       p->period_ns, burst_ns, p->per_cpu ? "true" : "false");
 	for (unsigned k = 0; k < p->seeds; k++)
 		printf("%s%s", k ? ", " : "", p->seed_text[k]);
@@ -491,6 +495,8 @@ int cli_plan_main(int argc, char **argv)
 			seeds = v;
 		} else if (!strcmp(a, "--policy")) {
 			p.o.policy = v;
+		} else if (!strcmp(a, "--scheduler")) {
+			p.o.scheduler = v;
 		} else if (!strcmp(a, "--cpus")) {
 			p.o.cpus = v;
 		} else if (!strcmp(a, "--hz")) {
@@ -584,8 +590,10 @@ int cli_plan_main(int argc, char **argv)
 	char a[32];
 	if (p.json)
 		goto search;
-	printf("plan for %s: %u CPUs, policy %s, %s, period %s ms, burst %s; ",
+	printf("plan for %s: %u CPUs, policy %s, scheduler %s, %s, period %s "
+	       "ms, burst %s; ",
 	       p.group, sc.nr_cpus, cfsbw_policy_name(sc.policy),
+	       cfsbw_sim_scheduler_name(sc.scheduler),
 	       p.o.replay ? "replay until the trace ends" : "as long as the "
 							    "scenario says",
 	       ms(a, sizeof a, p.period_ns), burst ? burst : "0");

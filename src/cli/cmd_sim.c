@@ -20,8 +20,8 @@
 
 static const char usage[] =
 	"usage: cfsbw sim FILE | --replay TRACE [--json] [--timeline FILE.csv]\n"
-	"                 [--policy P] [--seed N] [--duration D] [--cpus N]\n"
-	"                 [--hz N] [--set [GROUP:]FILE=VALUE]...\n"
+	"                 [--policy P] [--scheduler S] [--seed N] [--duration D]\n"
+	"                 [--cpus N] [--hz N] [--set [GROUP:]FILE=VALUE]...\n"
 	"                 [--sweep [GROUP:]FILE=FROM:TO:STEP|V1,V2,...]\n"
 	"                 [--svg FILE.svg]\n"
 	"\n"
@@ -50,6 +50,8 @@ static const char usage[] =
 	"  --timeline F.csv   write one row per group per period: start, CPU\n"
 	"                     used, accounts throttled, throttled time\n"
 	"  --policy P         v4 | upstream | hardlimits (overrides the file)\n"
+	"  --scheduler S      cfs (Linux before 6.6, default) | eevdf (6.6 and\n"
+	"                     later; overrides the file)\n"
 	"  --seed N           the random seed (overrides the file)\n"
 	"  --duration D       simulated time, e.g. 10s, 500ms (overrides the file)\n"
 	"  --cpus N, --hz N   the machine (override the file; --replay: this\n"
@@ -63,6 +65,7 @@ static const char usage[] =
 	"  duration 10s            # ns, us, ms or s; default 10s\n"
 	"  seed 42                 # default 1\n"
 	"  policy v4               # v4 | upstream | hardlimits\n"
+	"  scheduler eevdf         # cfs (default) | eevdf: Linux 6.6 and later\n"
 	"  sysctl sched_cfs_bandwidth_slice_us 10000\n"
 	"  group /web cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000\n"
 	"  task /web busy count=4\n"
@@ -174,6 +177,7 @@ static int parse_args(int argc, char **argv, struct sim_cmdline *c)
 	const struct cli_opt opts[] = {
 		{"--timeline", &timeline}, {"--sweep", &sweep},
 		{"--svg", &svg},	   {"--policy", &o.policy},
+		{"--scheduler", &o.scheduler},
 		{"--seed", &o.seed},	   {"--duration", &o.duration},
 		{"--cpus", &o.cpus},	   {"--hz", &o.hz},
 		{"--max-memory", &o.max_memory}, {"--wakeups", &o.wakeups},

@@ -210,6 +210,10 @@ static int apply_overrides(const struct cli_sim_opts *o,
 	if (o->policy && cfsbw_policy_parse(o->policy, &sc->policy))
 		return bad_flag("--policy", o->policy,
 				"expected v4, upstream or hardlimits");
+	if (o->scheduler &&
+	    cfsbw_sim_scheduler_parse(o->scheduler, &sc->scheduler))
+		return bad_flag("--scheduler", o->scheduler,
+				"expected cfs or eevdf");
 	if (o->seed) {
 		if (!parse_u64_text(o->seed, UINT64_MAX, &u))
 			return bad_flag("--seed", o->seed,

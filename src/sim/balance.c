@@ -14,8 +14,15 @@ static void migrate_task(struct cfsbw_sim *s, struct sim_task *t, unsigned dst,
 {
 	unsigned src = t->cpu;
 	cfsbw_sim__task_detach(s, t);
-	cfsbw_sim__task_renormalize(t, src, dst);
-	cfsbw_sim__cpu_update_curr(s, dst);
+	if (s->eevdf) {
+		/* it keeps its lag: placed on dst's queue as if waking */
+		cfsbw_sim__cpu_update_curr(s, dst);
+		t->se.cfs_rq = &t->g->pc[dst].q;
+		cfsbw_sim__cfs_place_entity(s, t->se.cfs_rq, &t->se);
+	} else {
+		cfsbw_sim__task_renormalize(t, src, dst);
+		cfsbw_sim__cpu_update_curr(s, dst);
+	}
 	cfsbw_sim__task_attach(s, t, dst);
 	t->migrations++;
 	t->line->migrations++;

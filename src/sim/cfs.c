@@ -123,6 +123,24 @@ static void ph_remove(struct sim_cfs_rq *q, struct sim_entity *se)
 	n->child = n->next = n->prev = NULL;
 }
 
+/* Into and out of the heap, keeping EEVDF's sum of weight * vruntime
+ * (eevdf.c) when the run uses it: CFS does not pay for it. */
+static inline void heap_add(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			    struct sim_entity *se)
+{
+	if (s->eevdf)
+		q->sum_wv += se->weight * (uint64_t)se->vruntime;
+	ph_insert(q, se);
+}
+
+static inline void heap_del(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			    struct sim_entity *se)
+{
+	if (s->eevdf)
+		q->sum_wv -= se->weight * (uint64_t)se->vruntime;
+	ph_remove(q, se);
+}
+
 /* The parent of a node that is not the root: the first of its siblings
  * is linked to it through prev. */
 static struct ph_node *ph_parent(struct ph_node *n)
@@ -137,17 +155,24 @@ struct sim_entity *cfsbw_sim__cfs_heap_first(const struct sim_cfs_rq *q)
 	return q->root ? entity_of(q->root) : NULL;
 }
 
-/* Depth first: a node's first child, else its next sibling, else that of
- * the nearest ancestor that has one (each sibling list is climbed once). */
-struct sim_entity *cfsbw_sim__cfs_heap_next(const struct sim_cfs_rq *q,
-					    struct sim_entity *se)
+/* Depth first: a node's first child (unless into is false: the walk
+ * skips its subtree), else its next sibling, else that of the nearest
+ * ancestor that has one (each sibling list is climbed once). */
+struct sim_entity *cfsbw_sim__cfs_heap_after(const struct sim_cfs_rq *q,
+					     struct sim_entity *se, bool into)
 {
 	struct ph_node *n = &se->node;
-	if (n->child)
+	if (into && n->child)
 		return entity_of(n->child);
 	while (n != q->root && !n->next)
 		n = ph_parent(n);
 	return n == q->root ? NULL : entity_of(n->next);
+}
+
+struct sim_entity *cfsbw_sim__cfs_heap_next(const struct sim_cfs_rq *q,
+					    struct sim_entity *se)
+{
+	return cfsbw_sim__cfs_heap_after(q, se, true);
 }
 
 void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
@@ -158,9 +183,11 @@ void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
 	q->min_vruntime = 0;
 	q->curr = NULL;
 	q->owner = owner;
+	q->sum_wv = 0;
 }
 
-void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+void cfsbw_sim__cfs_enqueue_entity(const struct cfsbw_sim *s,
+				   struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(se->on_rq);
 	cfsbw_sim__cfs_settle(q);
@@ -169,39 +196,47 @@ void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
 	q->nr_running++;
 	se->on_rq = true;
 	if (q->curr != se)
-		ph_insert(q, se);
+		heap_add(s, q, se);
 }
 
-void cfsbw_sim__cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+void cfsbw_sim__cfs_dequeue_entity(const struct cfsbw_sim *s,
+				   struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(!se->on_rq || se->cfs_rq != q);
+	if (s->eevdf) /* its lag, against a V that still counts it */
+		cfsbw_sim__eevdf_save_lag(s, q, se);
 	cfsbw_sim__cfs_settle(q);
 	q->load -= se->weight;
 	q->nr_running--;
 	se->on_rq = false;
 	/* curr stays curr until it is put back (put_prev_entity) */
 	if (q->curr != se)
-		ph_remove(q, se);
+		heap_del(s, q, se);
 	cfsbw_sim__cfs_update_min_vruntime(q);
 }
 
 /* se stops running: back into its queue if it is still runnable. */
-void cfsbw_sim__cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+void cfsbw_sim__cfs_put_entity(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			       struct sim_entity *se)
 {
 	SIM_BUG_ON(q->curr != se);
 	cfsbw_sim__cfs_settle(q);
 	q->curr = NULL;
 	if (se->on_rq)
-		ph_insert(q, se);
+		heap_add(s, q, se);
 }
 
 /* se starts running: out of the heap, the queue's curr. */
-void cfsbw_sim__cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se)
+void cfsbw_sim__cfs_take_entity(const struct cfsbw_sim *s,
+				struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(q->curr || !se->on_rq || se->ran);
-	ph_remove(q, se);
+	heap_del(s, q, se);
 	q->curr = se;
-	se->prev_sum_exec = se->sum_exec;
+	if (s->eevdf)
+		cfsbw_sim__eevdf_picked(se);
+	else
+		se->prev_sum_exec = se->sum_exec;
 }
 
 /*
@@ -231,15 +266,41 @@ int64_t cfsbw_sim__cfs_sched_slice(const struct cfsbw_sim *s,
 void cfsbw_sim__cfs_place_entity(const struct cfsbw_sim *s,
 				 struct sim_cfs_rq *q, struct sim_entity *se)
 {
+	if (s->eevdf) {
+		cfsbw_sim__eevdf_place(s, q, se, false);
+		return;
+	}
 	cfsbw_sim__cfs_settle(q);
 	int64_t v = q->min_vruntime - s->latency_ns / 2;
 	if (vtime_before(se->vruntime, v))
 		se->vruntime = v;
 }
 
+/*
+ * EEVDF: se's weight becomes w, with V, its lag and its time to its
+ * deadline kept in real time (eevdf.c); queued, it leaves the heap and
+ * comes back at its new vruntime.
+ */
+static void reweight_eevdf(const struct cfsbw_sim *s, struct sim_entity *se,
+			   uint64_t w)
+{
+	struct sim_cfs_rq *q = se->cfs_rq;
+	bool queued = se->on_rq && q->curr != se;
+	int64_t avg = se->on_rq ? cfsbw_sim__eevdf_avg(q) : 0;
+	if (queued)
+		heap_del(s, q, se);
+	cfsbw_sim__eevdf_reweight(se, avg, w);
+	if (se->on_rq)
+		q->load = q->load - se->weight + w;
+	se->weight = w;
+	if (queued)
+		heap_add(s, q, se);
+}
+
 /* One group's weight on one CPU: shares * local load / group load
  * (inline into the walk up the groups, its most frequent caller). */
-SIM_ALWAYS_INLINE void reweight_group(struct sim_group *g, unsigned cpu)
+SIM_ALWAYS_INLINE void reweight_group(const struct cfsbw_sim *s,
+				      struct sim_group *g, unsigned cpu)
 {
 	struct sim_gcpu *gc = &g->pc[cpu];
 	/* R8: a throttled queue takes no share of the group's weight. */
@@ -253,22 +314,26 @@ SIM_ALWAYS_INLINE void reweight_group(struct sim_group *g, unsigned cpu)
 	if (w > g->shares)
 		w = g->shares;
 	struct sim_entity *se = &gc->se;
+	if (s->eevdf && w != se->weight) {
+		reweight_eevdf(s, se, w);
+		return;
+	}
 	if (se->on_rq)
 		se->cfs_rq->load = se->cfs_rq->load - se->weight + w;
 	se->weight = w;
 }
 
-void cfsbw_sim__cfs_reweight_group(struct sim_group *g, unsigned cpu)
+void cfsbw_sim__cfs_reweight_group(const struct cfsbw_sim *s,
+				   struct sim_group *g, unsigned cpu)
 {
-	reweight_group(g, cpu);
+	reweight_group(s, g, cpu);
 }
 
 void cfsbw_sim__cfs_reweight_path(struct cfsbw_sim *s, struct sim_group *g,
 				  unsigned cpu)
 {
-	(void)s;
 	for (; g && g->parent; g = g->parent)
-		reweight_group(g, cpu);
+		reweight_group(s, g, cpu);
 }
 
 /*
@@ -289,7 +354,7 @@ void cfsbw_sim__cfs_enqueue_path(struct cfsbw_sim *s, struct sim_entity *se,
 		if (!first)
 			cfsbw_sim__cfs_place_entity(s, q, se);
 		first = false;
-		cfsbw_sim__cfs_enqueue_entity(q, se);
+		cfsbw_sim__cfs_enqueue_entity(s, q, se);
 		if (se->parent && gcpu_of(se->parent)->throttled)
 			break;
 	}
@@ -306,7 +371,7 @@ void cfsbw_sim__cfs_dequeue_path(struct cfsbw_sim *s, struct sim_entity *se,
 	struct sim_group *bottom = se->cfs_rq->owner->group;
 	for (;;) {
 		struct sim_cfs_rq *q = se->cfs_rq;
-		cfsbw_sim__cfs_dequeue_entity(q, se);
+		cfsbw_sim__cfs_dequeue_entity(s, q, se);
 		if (q->nr_running > 0)
 			break;
 		se = se->parent;

@@ -237,6 +237,11 @@ void cfsbw_sim__cpu_update_curr(struct cfsbw_sim *s, unsigned c)
 		se->sum_exec += delta;
 		se->vruntime += cfsbw_sim__cfs_calc_delta_fair(delta, se);
 		se->ran = true; /* its queue is left alone: cfs_settle */
+		/* EEVDF: its slice used up, it gets a new deadline and the
+		 * CPU picks again if another entity waits at that level */
+		if (s->eevdf && cfsbw_sim__eevdf_update_deadline(s, se) &&
+		    se->cfs_rq->nr_running > 1)
+			cfsbw_sim__cpu_resched(s, c);
 	}
 	t->g->usage_ns += delta; /* its ancestors' at the end of the run */
 	s->busy_ns += delta;
@@ -278,7 +283,10 @@ void cfsbw_sim__check_preempt_wakeup(struct cfsbw_sim *s, unsigned c,
 		se = se->parent;
 		pse = pse->parent;
 	}
-	if (cfsbw_sim__cfs_wakeup_preempt(s, pse, se))
+	/* EEVDF: the woken entity preempts if it is now the pick, curr's
+	 * slice protected (check_preempt_wakeup_fair) */
+	if (s->eevdf ? cfsbw_sim__eevdf_pick(se->cfs_rq, true) == se
+		     : cfsbw_sim__cfs_wakeup_preempt(s, pse, se))
 		cfsbw_sim__cpu_resched(s, c);
 }
 
@@ -335,7 +343,7 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 	if (prev) {
 		cfsbw_sim__cpu_update_curr(s, c);
 		for (struct sim_entity *se = &prev->se; se; se = se->parent)
-			cfsbw_sim__cfs_put_entity(se->cfs_rq, se);
+			cfsbw_sim__cfs_put_entity(s, se->cfs_rq, se);
 		cpu->curr = NULL;
 		prev->last_ran_ns = s->now;
 		if (prev->runnable)
@@ -359,9 +367,10 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 	struct sim_cfs_rq *q = rq;
 	struct sim_entity *se;
 	for (;;) {
-		se = cfsbw_sim__cfs_first(q);
+		se = s->eevdf ? cfsbw_sim__eevdf_pick(q, false)
+			      : cfsbw_sim__cfs_first(q);
 		SIM_BUG_ON(!se);
-		cfsbw_sim__cfs_take_entity(q, se);
+		cfsbw_sim__cfs_take_entity(s, q, se);
 		if (!se->my_q)
 			break;
 		q = se->my_q;
@@ -421,7 +430,11 @@ void cfsbw_sim__task_wake(struct cfsbw_sim *s, struct sim_task *t)
 	}
 	cfsbw_sim__cpu_update_curr(s, c);
 	t->se.cfs_rq = &t->g->pc[c].q;
-	cfsbw_sim__cfs_place_entity(s, t->se.cfs_rq, &t->se);
+	if (s->eevdf) /* a task that never ran joins as a new one */
+		cfsbw_sim__eevdf_place(s, t->se.cfs_rq, &t->se,
+				       t->last_ran_ns == INT64_MIN);
+	else
+		cfsbw_sim__cfs_place_entity(s, t->se.cfs_rq, &t->se);
 	cfsbw_sim__task_attach(s, t, c);
 	cfsbw_sim__check_preempt_wakeup(s, c, t);
 }

@@ -15,7 +15,9 @@ static void tick_cpu(struct cfsbw_sim *s, unsigned c)
 		return;
 	cfsbw_sim__cfs_reweight_path(s, t->g,
 				     c); /* update_cfs_shares at the tick */
-	if (cpu->resched)
+	/* EEVDF preempts at a tick only when a slice ends: the charge above
+	 * asked for that (update_deadline) */
+	if (cpu->resched || s->eevdf)
 		return;
 	for (struct sim_entity *se = &t->se; se; se = se->parent) {
 		struct sim_cfs_rq *q = se->cfs_rq;
@@ -181,7 +183,7 @@ static void refresh_shares(struct cfsbw_sim *s)
 {
 	for (size_t i = s->nr_groups; i-- > 1;)
 		for (unsigned c = 0; c < s->nr_cpus; c++)
-			cfsbw_sim__cfs_reweight_group(s->groups[i], c);
+			cfsbw_sim__cfs_reweight_group(s, s->groups[i], c);
 }
 
 void cfsbw_sim_set_timeline(struct cfsbw_sim *s, cfsbw_sim_timeline_fn *fn,

@@ -30,6 +30,22 @@ void cfsbw_sim_scenario_init(struct cfsbw_sim_scenario *sc)
 	sc->policy = CFSBW_POLICY_V4;
 }
 
+int cfsbw_sim_scheduler_parse(const char *name, enum cfsbw_sim_scheduler *out)
+{
+	if (!strcmp(name, "cfs"))
+		*out = CFSBW_SIM_SCHED_CFS;
+	else if (!strcmp(name, "eevdf"))
+		*out = CFSBW_SIM_SCHED_EEVDF;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *cfsbw_sim_scheduler_name(enum cfsbw_sim_scheduler sched)
+{
+	return sched == CFSBW_SIM_SCHED_EEVDF ? "eevdf" : "cfs";
+}
+
 void cfsbw_sim_scenario_free(struct cfsbw_sim_scenario *sc)
 {
 	for (size_t i = 0; i < sc->nr_sysctls; i++) {

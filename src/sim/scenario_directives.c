@@ -3,7 +3,7 @@
  * directives (docs/sim.md) and the reader of each.
  *
  * A setting (cpus, hz, duration, seed, policy, max_events,
- * wakeup_latency, migration_cost) is one value, given at most once; sysctl, group and
+ * wakeup_latency, migration_cost, scheduler, base_slice) is one value, given at most once; sysctl, group and
  * task lines may repeat.  Values that belong to the core (group files,
  * sysctls) are kept as text and written through the core's file
  * interface by cfsbw_sim_create(), so that the core's own validation (R2)
@@ -31,7 +31,7 @@ typedef int setting_reader(struct scenario_parse *ps,
 			   const struct directive *d, const char *v);
 
 static line_reader read_sysctl, read_group, read_task;
-static setting_reader read_uint, read_duration, read_policy;
+static setting_reader read_uint, read_duration, read_policy, read_scheduler;
 
 /* Where a setting's value goes in struct cfsbw_sim_scenario. */
 #define SETTING(field)                                                         \
@@ -74,6 +74,12 @@ static const struct directive {
 	 SETTING(migration_cost_ns), .min = 0,
 	 .max = CFSBW_SIM_MAX_MIGRATION_COST_NS,
 	 .valid = "a duration with a unit (ns, us, ms, s), at most 1s"},
+	{.name = "scheduler", .read_value = read_scheduler, SETTING(scheduler),
+	 .valid = "cfs or eevdf"},
+	{.name = "base_slice", .read_value = read_duration,
+	 SETTING(base_slice_ns), .min = 1000,
+	 .max = CFSBW_SIM_MAX_BASE_SLICE_NS,
+	 .valid = "a duration with a unit (ns, us, ms, s), from 1us to 1s"},
 	{.name = "sysctl", .read_line = read_sysctl},
 	{.name = "group", .read_line = read_group},
 	{.name = "task", .read_line = read_task},
@@ -269,6 +275,14 @@ static int read_policy(struct scenario_parse *ps, const struct directive *d,
 		       const char *v)
 {
 	if (cfsbw_policy_parse(v, setting_field(ps, d)))
+		return fail(ps, "%s '%s': %s", d->name, v, d->valid);
+	return 0;
+}
+
+static int read_scheduler(struct scenario_parse *ps, const struct directive *d,
+			  const char *v)
+{
+	if (cfsbw_sim_scheduler_parse(v, setting_field(ps, d)))
 		return fail(ps, "%s '%s': %s", d->name, v, d->valid);
 	return 0;
 }

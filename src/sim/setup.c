@@ -372,6 +372,11 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	s->wakeup_gran_ns = 1 * CFSBW_NSEC_PER_MSEC * factor;
 	s->nr_latency = 8;
 	s->migration_cost_ns = sc->migration_cost_ns; /* not scaled */
+	s->eevdf = sc->scheduler == CFSBW_SIM_SCHED_EEVDF;
+	/* EEVDF's base_slice, 0.7 ms (Linux 6.12 on), scaled the same way */
+	s->base_slice_ns = sc->base_slice_ns
+				   ? sc->base_slice_ns
+				   : 700 * CFSBW_NSEC_PER_USEC * factor;
 	/* larger machines balance less often, as Linux's wider domains do:
 	 * 4 ms up to 64 CPUs, 4 ms more per 64 CPUs beyond */
 	s->balance_ns = 4 * CFSBW_NSEC_PER_MSEC * (int64_t)((n + 63) / 64);

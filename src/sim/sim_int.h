@@ -5,7 +5,10 @@
  *   evq.c       the event queue: timers in a heap keyed by (time, sequence)
  *   rng.c       seeded streams, exponential samples in integers
  *   cfs.c       the fair-scheduling model: entities, per-CPU queues of
- *               entities ordered by virtual runtime, weights from shares
+ *               entities ordered by virtual runtime, weights from shares;
+ *               CFS's placement and preemption
+ *   eevdf.c     EEVDF (`scheduler eevdf`, Linux 6.6 on): lag, virtual
+ *               deadlines, the eligible pick
  *   machine.c   CPUs, sleep and wake-up, throttling as the core decides
  *               it (R7, R10), picking what runs
  *   balance.c   load balancing (R8, R9)
@@ -217,9 +220,20 @@ struct sim_entity {
 	bool ran;
 	uint32_t id;           /* ties on vruntime go to the lower id */
 	unsigned depth;        /* entities above this one */
-	int64_t prev_sum_exec; /* sum_exec when last picked */
+	/* One of the two models' (a run uses one): CFS's sum_exec when last
+	 * picked (check_preempt_tick), or EEVDF's virtual deadline, vruntime
+	 * + slice * NICE_0_LOAD / weight (eevdf.c).  One field, so that a
+	 * group's entity and queue stay on three cache lines. */
+	union {
+		int64_t prev_sum_exec;
+		int64_t deadline;
+	};
 	struct ph_node node;
 	struct sim_cfs_rq *my_q;   /* a group entity's own queue; NULL: task */
+	/* EEVDF (eevdf.c): off a queue, its lag, V - vruntime when it left
+	 * (clamped), restored at its next placement; while it runs, equal to
+	 * deadline as long as its slice is protected (RUN_TO_PARITY) */
+	int64_t vlag;
 };
 
 struct sim_cfs_rq {
@@ -231,6 +245,10 @@ struct sim_cfs_rq {
 	uint64_t load;          /* weights of on_rq entities, curr included */
 	unsigned nr_running;    /* on_rq entities, curr included */
 	struct sim_gcpu *owner; /* the group on this CPU owning the queue */
+	/* EEVDF only (eevdf.c): the sum of weight * vruntime over the heap's
+	 * entities, modulo 2^64: with min_vruntime it gives the weighted
+	 * average, whose true value fits 63 bits, exactly */
+	uint64_t sum_wv;
 };
 
 /* One group on one CPU: its entity and its queue, on cache lines of their
@@ -333,13 +351,23 @@ static inline void cfsbw_sim__cfs_settle(struct sim_cfs_rq *q)
 struct sim_entity *cfsbw_sim__cfs_heap_first(const struct sim_cfs_rq *q);
 struct sim_entity *cfsbw_sim__cfs_heap_next(const struct sim_cfs_rq *q,
 					    struct sim_entity *se);
-void cfsbw_sim__cfs_enqueue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
-void cfsbw_sim__cfs_dequeue_entity(struct sim_cfs_rq *q, struct sim_entity *se);
-void cfsbw_sim__cfs_put_entity(struct sim_cfs_rq *q, struct sim_entity *se);
-void cfsbw_sim__cfs_take_entity(struct sim_cfs_rq *q, struct sim_entity *se);
+/* The same walk, skipping se's subtree when into is false: every entity
+ * below se in the heap comes at or after it in vruntime. */
+struct sim_entity *cfsbw_sim__cfs_heap_after(const struct sim_cfs_rq *q,
+					     struct sim_entity *se, bool into);
+void cfsbw_sim__cfs_enqueue_entity(const struct cfsbw_sim *s,
+				   struct sim_cfs_rq *q, struct sim_entity *se);
+void cfsbw_sim__cfs_dequeue_entity(const struct cfsbw_sim *s,
+				   struct sim_cfs_rq *q, struct sim_entity *se);
+void cfsbw_sim__cfs_put_entity(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			       struct sim_entity *se);
+void cfsbw_sim__cfs_take_entity(const struct cfsbw_sim *s,
+				struct sim_cfs_rq *q, struct sim_entity *se);
+/* Where a waking entity joins q: CFS's sleeper credit, or EEVDF's lag. */
 void cfsbw_sim__cfs_place_entity(const struct cfsbw_sim *s,
 				 struct sim_cfs_rq *q, struct sim_entity *se);
-void cfsbw_sim__cfs_reweight_group(struct sim_group *g, unsigned cpu);
+void cfsbw_sim__cfs_reweight_group(const struct cfsbw_sim *s,
+				   struct sim_group *g, unsigned cpu);
 void cfsbw_sim__cfs_reweight_path(struct cfsbw_sim *s, struct sim_group *g,
 				  unsigned cpu);
 void cfsbw_sim__cfs_enqueue_path(struct cfsbw_sim *s, struct sim_entity *se,
@@ -354,6 +382,32 @@ bool cfsbw_sim__cfs_check_preempt_tick(const struct cfsbw_sim *s,
 bool cfsbw_sim__cfs_wakeup_preempt(const struct cfsbw_sim *s,
 				   struct sim_entity *curr,
 				   struct sim_entity *se);
+
+/* ---- EEVDF (eevdf.c): the fair scheduler of Linux 6.6 and later -------- */
+
+/* V: q's weighted average vruntime, curr included, floored. */
+int64_t cfsbw_sim__eevdf_avg(const struct sim_cfs_rq *q);
+/* The eligible entity of q with the earliest deadline, curr included; with
+ * protect, curr while its slice is protected (a wake-up's question). */
+struct sim_entity *cfsbw_sim__eevdf_pick(const struct sim_cfs_rq *q,
+					 bool protect);
+/* se was picked to run: its slice is protected until it ends. */
+void cfsbw_sim__eevdf_picked(struct sim_entity *se);
+/* se, still on q, leaves it: its lag, clamped. */
+void cfsbw_sim__eevdf_save_lag(const struct cfsbw_sim *s,
+			       const struct sim_cfs_rq *q, struct sim_entity *se);
+/* se, off q, is placed to join it: V minus its lag, a new deadline (half
+ * a slice away for a task's first placement). */
+void cfsbw_sim__eevdf_place(const struct cfsbw_sim *s,
+			    const struct sim_cfs_rq *q, struct sim_entity *se,
+			    bool initial);
+/* se, running, reached its deadline: a new one; true if it did. */
+bool cfsbw_sim__eevdf_update_deadline(const struct cfsbw_sim *s,
+				      struct sim_entity *se);
+/* se's weight becomes w (the caller sets it): its vruntime and deadline,
+ * if queued (avg: its queue's V), else its lag. */
+void cfsbw_sim__eevdf_reweight(struct sim_entity *se, int64_t avg,
+			       uint64_t w);
 
 /* ---- the machine (machine.c) ------------------------------------------ */
 
@@ -494,6 +548,9 @@ struct cfsbw_sim {
 	/* CFS tunables (scaled by CPUs as Linux does), ns */
 	int64_t latency_ns, min_gran_ns, wakeup_gran_ns;
 	unsigned nr_latency;
+	/* the fair scheduler: CFS (cfs.c) or EEVDF (eevdf.c) */
+	bool eevdf;
+	int64_t base_slice_ns; /* EEVDF: each entity's request, scaled */
 	int64_t balance_ns;
 	struct sim_evq evq;
 	void *evq_mem;

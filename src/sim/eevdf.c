@@ -1,0 +1,193 @@
+/*
+ * eevdf.c - the fair scheduler of Linux 6.6 and later (EEVDF, "earliest
+ * eligible virtual deadline first"), the scenario's `scheduler eevdf`;
+ * cfs.c holds the queues both models share and the CFS of the seeds'
+ * time, the default (SPEC section 7).
+ *
+ * Virtual time runs as in CFS (NICE_0_LOAD / weight of real time).  What
+ * changes is who runs and where a woken entity starts:
+ *  - V, a queue's weighted average virtual runtime, curr included
+ *    (avg_vruntime), is its notion of "now"; an entity is eligible when
+ *    its vruntime is not past V (it is owed service, or even);
+ *  - each entity asks for a slice (base_slice: 0.7 ms times 1 + log2 of
+ *    the CPUs up to 8) and has a virtual deadline, vruntime + slice in
+ *    its virtual time; the eligible entity with the earliest deadline
+ *    runs (pick_eevdf);
+ *  - the running entity keeps the CPU until its slice is used up: at a
+ *    charge past its deadline it gets a new one and the CPU reschedules
+ *    if others wait (update_deadline); a wake-up preempts it only if it
+ *    has used up its slice or lost eligibility and the woken entity is
+ *    the pick (RUN_TO_PARITY);
+ *  - an entity leaving its queue keeps its lag, V minus its vruntime,
+ *    within a slice or a tick either way, and comes back at V minus that
+ *    lag (scaled for the weight it joins, PLACE_LAG): no credit for having
+ *    slept, where CFS's woken task starts half a latency period ahead;
+ *  - a change of a group entity's weight keeps V and the entity's lag and
+ *    deadline in real time (reweight_eevdf).
+ * Not modelled: delayed dequeue (DELAY_DEQUEUE: a sleeping entity with
+ * negative lag stays queued until it is eligible again), custom slices,
+ * PREEMPT_SHORT (every entity here asks for the same slice).
+ *
+ * V is kept exactly: each queue sums weight * vruntime over its heap
+ * modulo 2^64 (cfs.c's heap_add and heap_del), and weight * (vruntime -
+ * min_vruntime), which fits 63 bits, is recovered from it by the same
+ * wrapping arithmetic; curr, out of the heap, is added when V is read.
+ */
+#include "sim/sim_int.h"
+
+/* Sum of weight * (vruntime - min_vruntime) over q's entities, curr
+ * included, and their total weight. */
+static inline int64_t queue_key_sum(const struct sim_cfs_rq *q,
+				    uint64_t *load)
+{
+	const struct sim_entity *curr = q->curr;
+	uint64_t m = (uint64_t)q->min_vruntime;
+	bool curr_in = curr && curr->on_rq;
+	uint64_t heap_w = q->load - (curr_in ? curr->weight : 0);
+	uint64_t sum = q->sum_wv - m * heap_w;
+	if (curr_in)
+		sum += curr->weight * ((uint64_t)curr->vruntime - m);
+	*load = q->load;
+	return (int64_t)sum;
+}
+
+int64_t cfsbw_sim__eevdf_avg(const struct sim_cfs_rq *q)
+{
+	uint64_t load;
+	int64_t sum = queue_key_sum(q, &load);
+	if (load == 0)
+		return q->min_vruntime;
+	/* the floor, as Linux's: a negative sum rounds down too */
+	int64_t l = (int64_t)load;
+	if (sum < 0)
+		sum -= l - 1;
+	return q->min_vruntime + sum / l;
+}
+
+/* vruntime is not past V: compared without dividing (vruntime_eligible),
+ * so an entity exactly at the average is eligible. */
+static inline bool eligible(const struct sim_cfs_rq *q, int64_t sum,
+			    uint64_t load, int64_t vruntime)
+{
+	int64_t key = vtime_diff(vruntime, q->min_vruntime);
+	return sum >= key * (int64_t)load;
+}
+
+/* The slice an entity asks for, in its virtual time. */
+static inline int64_t vslice(const struct cfsbw_sim *s,
+			     const struct sim_entity *se)
+{
+	return cfsbw_sim__cfs_calc_delta_fair(s->base_slice_ns, se);
+}
+
+/* a's deadline comes first; ties to the lower vruntime, then the id: a
+ * total order, so a pick does not depend on the heap's shape. */
+static inline bool deadline_before(const struct sim_entity *a,
+				   const struct sim_entity *b)
+{
+	int64_t d = vtime_diff(a->deadline, b->deadline);
+	if (d != 0)
+		return d < 0;
+	d = vtime_diff(a->vruntime, b->vruntime);
+	if (d != 0)
+		return d < 0;
+	return a->id < b->id;
+}
+
+struct sim_entity *cfsbw_sim__eevdf_pick(const struct sim_cfs_rq *q,
+					 bool protect)
+{
+	uint64_t load;
+	int64_t sum = queue_key_sum(q, &load);
+	struct sim_entity *curr = q->curr;
+	if (curr && (!curr->on_rq || !eligible(q, sum, load, curr->vruntime)))
+		curr = NULL;
+	/* RUN_TO_PARITY: curr keeps the CPU until it has used its slice */
+	if (protect && curr && curr->vlag == curr->deadline)
+		return curr;
+	/* The heap is ordered by vruntime, so a subtree whose top is past
+	 * V is past it everywhere: only the eligible entities are read. */
+	struct sim_entity *best = NULL;
+	struct sim_entity *se = cfsbw_sim__cfs_heap_first(q);
+	while (se) {
+		bool ok = eligible(q, sum, load, se->vruntime);
+		if (ok && (!best || deadline_before(se, best)))
+			best = se;
+		se = cfsbw_sim__cfs_heap_after(q, se, ok);
+	}
+	if (!best || (curr && deadline_before(curr, best)))
+		best = curr;
+	/* the least vruntime is never past the average */
+	SIM_BUG_ON(!best && (q->root || (q->curr && q->curr->on_rq)));
+	return best;
+}
+
+void cfsbw_sim__eevdf_picked(struct sim_entity *se)
+{
+	se->vlag = se->deadline; /* its slice is protected until it ends */
+}
+
+/* Lag is kept within a slice, or a tick, of service either way. */
+static int64_t lag_limit(const struct cfsbw_sim *s, const struct sim_entity *se)
+{
+	int64_t r = 2 * s->base_slice_ns;
+	if (r < s->tick_ns)
+		r = s->tick_ns;
+	return cfsbw_sim__cfs_calc_delta_fair(r, se);
+}
+
+void cfsbw_sim__eevdf_save_lag(const struct cfsbw_sim *s,
+			       const struct sim_cfs_rq *q, struct sim_entity *se)
+{
+	int64_t lag = vtime_diff(cfsbw_sim__eevdf_avg(q), se->vruntime);
+	int64_t limit = lag_limit(s, se);
+	se->vlag = lag < -limit ? -limit : lag > limit ? limit : lag;
+}
+
+void cfsbw_sim__eevdf_place(const struct cfsbw_sim *s,
+			    const struct sim_cfs_rq *q, struct sim_entity *se,
+			    bool initial)
+{
+	int64_t v = cfsbw_sim__eevdf_avg(q), lag = 0;
+	/* The lag it left with, in a queue that will weigh w more: placing
+	 * it moves V by w / (load + w) of the lag, so it is scaled up to
+	 * keep it (PLACE_LAG). */
+	if (q->nr_running > 0 && se->vlag != 0 && q->load > 0)
+		lag = se->vlag * (int64_t)(q->load + se->weight) /
+		      (int64_t)q->load;
+	se->vruntime = v - lag;
+	/* a new task joins halfway through a slice, as the others are on
+	 * average (PLACE_DEADLINE_INITIAL) */
+	int64_t slice = vslice(s, se);
+	se->deadline = se->vruntime + (initial ? slice / 2 : slice);
+	se->vlag = 0;
+}
+
+bool cfsbw_sim__eevdf_update_deadline(const struct cfsbw_sim *s,
+				      struct sim_entity *se)
+{
+	if (vtime_diff(se->vruntime, se->deadline) < 0)
+		return false;
+	se->deadline = se->vruntime + vslice(s, se);
+	return true;
+}
+
+/* x * from / to, truncated towards zero as Linux's div_s64. */
+static inline int64_t rescale(int64_t x, uint64_t from, uint64_t to)
+{
+	return x * (int64_t)from / (int64_t)to;
+}
+
+void cfsbw_sim__eevdf_reweight(struct sim_entity *se, int64_t avg,
+			       uint64_t w)
+{
+	if (!se->on_rq) {
+		se->vlag = rescale(se->vlag, se->weight, w);
+		return;
+	}
+	/* the same lag and the same time to its deadline, in real time */
+	int64_t lag = vtime_diff(avg, se->vruntime);
+	se->vruntime = avg - rescale(lag, se->weight, w);
+	int64_t left = vtime_diff(se->deadline, avg);
+	se->deadline = avg + rescale(left, se->weight, w);
+}
