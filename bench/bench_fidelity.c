@@ -1,21 +1,27 @@
 /*
  * bench_fidelity.c - the simulator measured against the kernel.
  *
- *   bench_fidelity [--runs N] [--scale F] [FILE.sim...]
+ *   bench_fidelity [--runs N] [--scale F] [--scheduler cfs|eevdf]
+ *                  [FILE.sim...]
  *
- * Each scenario (default: every .sim file in bench/fidelity) runs N times (default 3)
- * on this machine's kernel, in cgroups (bench/fidelity_kernel.c), and once
- * in the simulator exactly as `cfsbw sim FILE --policy upstream --cpus C
- * --hz H --seed S` would run it, with C the CPUs this process may use, H
- * the kernel's HZ, and S the scenario's seed, seed + 1, ... (as many as
+ * Each scenario (default: every .sim file in bench/fidelity) runs N times
+ * (default 3) on this machine's kernel, in cgroups
+ * (bench/fidelity_kernel.c), and once in the simulator exactly as `cfsbw
+ * sim FILE --policy upstream --scheduler X --cpus C --hz H --seed S` would
+ * run it, with X the simulator's default fair scheduler (cfs) unless
+ * --scheduler says (the other is run too, and its tally printed), C the CPUs this process may use, H the
+ * kernel's HZ, and S the scenario's seed, seed + 1, ... (as many as
  * kernel runs: random phases and arrivals differ between kernel runs
- * too); the simulator's figures are the medians over those seeds.  One table: per group, its usage in cores (the kernel's
+ * too); the simulator's figures are the medians over those seeds.  One
+ * table: per group, its usage in cores (the kernel's
  * median and range, the simulator's, the error against the median), its
  * throttled periods (nr_throttled / nr_periods: the kernel's range, the
  * simulator's, how many points outside the range), throttled_time per
  * period in ms, and a verdict against issue 14's targets: usage within 2%
  * of the kernel's median, throttled periods within 5 points of its range.
- * Per scenario, the load from outside during each kernel run.
+ * Per task line, its latency p50 and p99 (duty and requests lines), its
+ * migrations and its time waiting for a CPU; per scenario, the load from
+ * outside during each kernel run.
  * --scale F multiplies every scenario's duration (0.2: a quick look).
  *
  * Needs root and a cgroup cpu controller; without them it says so and
@@ -155,6 +161,16 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0;
 }
 
+/* The simulator's fair scheduler for the table: its default (cfs) unless
+ * --scheduler says; the other is run on the same kernel runs and tallied. */
+static enum cfsbw_sim_scheduler sim_scheduler = CFSBW_SIM_SCHED_CFS;
+
+static enum cfsbw_sim_scheduler other_scheduler(void)
+{
+	return sim_scheduler == CFSBW_SIM_SCHED_CFS ? CFSBW_SIM_SCHED_EEVDF
+						    : CFSBW_SIM_SCHED_CFS;
+}
+
 static double ms_per_period(int64_t ns, uint64_t periods)
 {
 	return periods ? (double)ns / 1e6 / (double)periods : 0;
@@ -201,11 +217,12 @@ static void latency_row(const struct cfsbw_sim_task_spec *t, size_t i,
  */
 static void sched_row(const struct cfsbw_sim_task_spec *t, size_t i,
 		      const struct fk_line *kl, size_t nt,
-		      struct cfsbw_sim *const *sims, unsigned runs,
+		      struct cfsbw_sim *const *sims,
+		      struct cfsbw_sim *const *other, unsigned runs,
 		      int64_t duration_ns)
 {
 	double km[MAX_RUNS], kw[MAX_RUNS], sm[MAX_RUNS], sw[MAX_RUNS],
-		swait[MAX_RUNS], sthr[MAX_RUNS];
+		swait[MAX_RUNS], sthr[MAX_RUNS], ow[MAX_RUNS];
 	double task_s = (double)t->count * (double)duration_ns / 1e9;
 	for (unsigned r = 0; r < runs; r++) {
 		const struct fk_line *k = &kl[r * nt + i];
@@ -222,6 +239,9 @@ static void sched_row(const struct cfsbw_sim_task_spec *t, size_t i,
 		swait[r] = 100 * (double)lr.wait_ns / 1e9 / task_s;
 		sthr[r] = 100 * (double)lr.throttled_ns / 1e9 / task_s;
 		sw[r] = swait[r] + sthr[r];
+		cfsbw_sim_line_result(other[r], i, &lr);
+		ow[r] = 100 * (double)(lr.wait_ns + lr.throttled_ns) / 1e9 /
+			task_s;
 	}
 	double mm = median(km, runs), mw = median(kw, runs);
 	double smm = median(sm, runs), sww = median(sw, runs);
@@ -230,9 +250,10 @@ static void sched_row(const struct cfsbw_sim_task_spec *t, size_t i,
 	snprintf(what, sizeof what, "%u: %s", t->line, t->text);
 	printf("%-22s tasks,   line %-34.34s moves/s %6.2f %6.2f..%-6.2f sim "
 	       "%6.2f   waiting %5.1f%% %5.1f..%-5.1f sim %5.1f%% (%.1f + "
-	       "%.1f throttled)\n",
+	       "%.1f throttled; %s %.1f%%)\n",
 	       "", what, mm, km[0], km[runs - 1], smm, mw, kw[0],
-	       kw[runs - 1], sww, swaitm, sthrm);
+	       kw[runs - 1], sww, swaitm, sthrm,
+	       cfsbw_sim_scheduler_name(other_scheduler()), median(ow, runs));
 }
 
 struct tally {
@@ -240,6 +261,42 @@ struct tally {
 };
 
 /* One scenario: its kernel runs, its simulation, its rows of the table. */
+/* One group in the simulator, medians over its seeds, and its verdict
+ * against the kernel's median usage and range of throttled periods
+ * (thr, sorted). */
+struct sim_row {
+	double usage, throttled, ms_per_period, usage_err, off;
+	bool usage_ok, throttle_ok;
+};
+
+static struct sim_row sim_row(struct cfsbw_sim *const *sims, unsigned runs,
+			      const char *gp, int64_t duration_ns, double umed,
+			      const double *thr)
+{
+	double sus[MAX_RUNS], sts[MAX_RUNS], stps[MAX_RUNS];
+	for (unsigned r = 0; r < runs; r++) {
+		struct cfsbw_sim_group_result g;
+		cfsbw_sim_group_result_by_path(sims[r], gp, &g);
+		sus[r] = (double)g.usage_ns / (double)duration_ns;
+		sts[r] = pct(g.stats.nr_throttled, g.stats.nr_periods);
+		stps[r] = ms_per_period((int64_t)g.stats.throttled_time,
+					g.stats.nr_periods);
+	}
+	struct sim_row x;
+	x.usage = median(sus, runs);
+	x.throttled = median(sts, runs);
+	x.ms_per_period = median(stps, runs);
+	x.usage_err = umed > 0 ? 100 * (x.usage - umed) / umed
+			       : (x.usage > 0 ? 100 : 0);
+	x.off = x.throttled < thr[0]	      ? thr[0] - x.throttled
+		: x.throttled > thr[runs - 1] ? x.throttled - thr[runs - 1]
+					      : 0;
+	x.usage_ok = fabs(x.usage_err) <= USAGE_TARGET_PCT;
+	x.throttle_ok = x.off <= THROTTLE_TARGET_PTS;
+	return x;
+}
+
+/* tally[s]: the rows of scheduler s (cfs, eevdf) within the targets. */
 static int fidelity(const char *path, unsigned runs, double scale,
 		    unsigned cpus, unsigned hz, long slice_us,
 		    struct tally *tally)
@@ -291,19 +348,25 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	sc.sysctls = &ys;
 	sc.nr_sysctls = 1;
 	/* As many seeds as kernel runs: random phases and arrivals differ
-	 * from run to run on the kernel too. */
-	struct cfsbw_sim *sims[MAX_RUNS] = {NULL};
+	 * from run to run on the kernel too.  Both fair schedulers on the
+	 * same kernel runs: the table shows the chosen one, the tally both. */
+	struct cfsbw_sim *all_sims[2][MAX_RUNS] = {{NULL}};
 	uint64_t seed0 = sc.seed;
 	rc = k && kl ? 0 : -ENOMEM;
-	for (unsigned r = 0; !rc && r < runs; r++) {
-		sc.seed = seed0 + r;
-		rc = cfsbw_sim_create(&sc, &sims[r], &serr);
-		if (!rc)
-			cfsbw_sim_run(sims[r]);
-		else
-			fprintf(stderr, "bench_fidelity: %s: sim: %u: %s\n",
-				path, serr.line, serr.msg);
+	for (unsigned m = 0; m < 2; m++) {
+		sc.scheduler = m ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
+		for (unsigned r = 0; !rc && r < runs; r++) {
+			sc.seed = seed0 + r;
+			rc = cfsbw_sim_create(&sc, &all_sims[m][r], &serr);
+			if (!rc)
+				cfsbw_sim_run(all_sims[m][r]);
+			else
+				fprintf(stderr, "bench_fidelity: %s: sim: %u: "
+					"%s\n", path, serr.line, serr.msg);
+		}
 	}
+	struct cfsbw_sim **sims = all_sims[sim_scheduler],
+			 **other = all_sims[other_scheduler()];
 	sc.seed = seed0;
 	sc.sysctls = saved;
 	sc.nr_sysctls = saved_n;
@@ -324,28 +387,21 @@ static int fidelity(const char *path, unsigned runs, double scale,
 			thr[r] = pct(x->nr_throttled, x->nr_periods);
 			tpp[r] = ms_per_period(x->throttled_ns, x->nr_periods);
 		}
-		double sus[MAX_RUNS], sts[MAX_RUNS], stps[MAX_RUNS];
-		for (unsigned r = 0; r < runs; r++) {
-			struct cfsbw_sim_group_result sr;
-			cfsbw_sim_group_result_by_path(sims[r], gp, &sr);
-			sus[r] = (double)sr.usage_ns / (double)sc.duration_ns;
-			sts[r] = pct(sr.stats.nr_throttled, sr.stats.nr_periods);
-			stps[r] = ms_per_period((int64_t)sr.stats.throttled_time,
-						sr.stats.nr_periods);
-		}
-		double su = median(sus, runs), st = median(sts, runs),
-		       stp = median(stps, runs);
 		double umed = median(use, runs), tmed = median(tpp, runs);
 		qsort(thr, runs, sizeof *thr, cmp_double);
-		double uerr = umed > 0 ? 100 * (su - umed) / umed
-				       : (su > 0 ? 100 : 0);
-		double off = st < thr[0] ? thr[0] - st
-			     : st > thr[runs - 1] ? st - thr[runs - 1] : 0;
-		bool uok = fabs(uerr) <= USAGE_TARGET_PCT,
-		     tok = off <= THROTTLE_TARGET_PTS;
-		tally->rows++;
-		tally->usage_ok += uok;
-		tally->throttle_ok += tok;
+		struct sim_row sr = sim_row(sims, runs, gp, sc.duration_ns,
+					    umed, thr);
+		struct sim_row so = sim_row(other, runs, gp, sc.duration_ns,
+					    umed, thr);
+		double su = sr.usage, st = sr.throttled, stp = sr.ms_per_period,
+		       uerr = sr.usage_err, off = sr.off;
+		bool uok = sr.usage_ok, tok = sr.throttle_ok;
+		tally[sim_scheduler].rows++;
+		tally[sim_scheduler].usage_ok += uok;
+		tally[sim_scheduler].throttle_ok += tok;
+		tally[other_scheduler()].rows++;
+		tally[other_scheduler()].usage_ok += so.usage_ok;
+		tally[other_scheduler()].throttle_ok += so.throttle_ok;
 		printf("%-22s %-15s %6.3f %6.3f..%-6.3f %6.3f %+7.1f   "
 		       "%5.1f..%-5.1f %5.1f %5.1f   %6.2f %6.2f..%-6.2f %6.2f"
 		       "  %s\n",
@@ -356,7 +412,7 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	}
 	for (size_t i = 0; !rc && i < nt; i++) {
 		latency_row(&sc.tasks[i], i, kl, nt, sims, runs);
-		sched_row(&sc.tasks[i], i, kl, nt, sims, runs,
+		sched_row(&sc.tasks[i], i, kl, nt, sims, other, runs,
 			  sc.duration_ns);
 	}
 	if (!rc) {
@@ -375,8 +431,9 @@ static int fidelity(const char *path, unsigned runs, double scale,
 		       la[runs - 1], (double)sc.duration_ns / 1e9, runs);
 	}
 	fflush(stdout);
-	for (unsigned r = 0; r < runs; r++)
-		cfsbw_sim_free(sims[r]);
+	for (unsigned m = 0; m < 2; m++)
+		for (unsigned r = 0; r < runs; r++)
+			cfsbw_sim_free(all_sims[m][r]);
 	free(k);
 	free(kl);
 	cfsbw_sim_scenario_free(&sc);
@@ -386,6 +443,7 @@ static int fidelity(const char *path, unsigned runs, double scale,
 int main(int argc, char **argv)
 {
 	unsigned runs = 3;
+	const char *scheduler = NULL;
 	double scale = 1;
 	int first = 1;
 	for (; first < argc && argv[first][0] == '-'; first++) {
@@ -407,9 +465,18 @@ int main(int argc, char **argv)
 					"0..10\n", argv[first]);
 				return 2;
 			}
+		} else if (!strcmp(a, "--scheduler") && first + 1 < argc) {
+			scheduler = argv[++first];
+			if (cfsbw_sim_scheduler_parse(scheduler,
+						      &sim_scheduler)) {
+				fprintf(stderr, "bench_fidelity: --scheduler "
+					"%s: cfs or eevdf\n", scheduler);
+				return 2;
+			}
 		} else {
 			fprintf(stderr, "usage: bench_fidelity [--runs N] "
-				"[--scale F] [FILE.sim...]\n");
+				"[--scale F] [--scheduler cfs|eevdf] "
+				"[FILE.sim...]\n");
 			return 2;
 		}
 	}
@@ -441,11 +508,14 @@ int main(int argc, char **argv)
 	printf("fidelity, %s: kernel %s (%s, the scenario's groups under one "
 	       "with cpu.shares 262144), %u CPUs, HZ %u (%s), slice %ld us; "
 	       "%u kernel runs per scenario;\nsim: cfsbw sim FILE --policy "
-	       "upstream --cpus %u --hz %u --seed S (median over %u seeds).  Targets: usage within %.0f%% of "
+	       "upstream --scheduler %s --cpus %u --hz %u --seed S (median "
+	       "over %u seeds; %s).  Targets: usage within %.0f%% of "
 	       "the kernel's median, throttled periods within %.0f points of "
 	       "its range.\n\n",
 	       date, u.release, fk_cgroup_version(), cpus, hz, how, slice_us,
-	       runs, cpus, hz, runs, USAGE_TARGET_PCT, THROTTLE_TARGET_PTS);
+	       runs, cfsbw_sim_scheduler_name(sim_scheduler), cpus, hz, runs,
+	       scheduler ? "as asked" : "the simulator's default",
+	       USAGE_TARGET_PCT, THROTTLE_TARGET_PTS);
 	printf("%-22s %-15s %-27s %7s   %-24s %5s   %-29s  %s\n", "", "",
 	       "usage, cores", "", "throttled periods, %", "",
 	       "throttled ms per period", "");
@@ -453,19 +523,24 @@ int main(int argc, char **argv)
 	       "%6s  %s\n",
 	       "scenario", "group", "kernel", " (range)", "sim", "err%",
 	       "kernel", "sim", "off", "kernel", " (range)", "sim", "verdict");
-	struct tally t = {0, 0, 0};
+	struct tally t[2] = {{0, 0, 0}, {0, 0, 0}};
 	int failed = 0;
 	size_t n = first < argc ? (size_t)(argc - first) : gl.gl_pathc;
 	for (size_t i = 0; i < n; i++) {
 		const char *path = first < argc ? argv[first + (int)i]
 						: gl.gl_pathv[i];
-		if (fidelity(path, runs, scale, cpus, hz, slice_us, &t))
+		if (fidelity(path, runs, scale, cpus, hz, slice_us, t))
 			failed = 1;
 	}
+	const struct tally *a = &t[sim_scheduler], *b = &t[other_scheduler()];
 	printf("\nfidelity: %u groups; usage within %.0f%%: %u; throttled "
-	       "periods within %.0f points: %u\n",
-	       t.rows, USAGE_TARGET_PCT, t.usage_ok, THROTTLE_TARGET_PTS,
-	       t.throttle_ok);
+	       "periods within %.0f points: %u (--scheduler %s)\n",
+	       a->rows, USAGE_TARGET_PCT, a->usage_ok, THROTTLE_TARGET_PTS,
+	       a->throttle_ok, cfsbw_sim_scheduler_name(sim_scheduler));
+	printf("the same kernel runs against --scheduler %s: usage within "
+	       "%.0f%%: %u; throttled periods within %.0f points: %u\n",
+	       cfsbw_sim_scheduler_name(other_scheduler()), USAGE_TARGET_PCT,
+	       b->usage_ok, THROTTLE_TARGET_PTS, b->throttle_ok);
 	globfree(&gl);
 	fk_teardown();
 	return failed;
