@@ -331,6 +331,18 @@ TEST(command_exits_2_naming_file_and_line, "section-7")
 	ASSERT_TRUE(strstr(out, ":1: trace file '/nonexistent.csv'") != NULL);
 	ASSERT_INT(run_cli("cpus 1\n", "--policy bogus", out, sizeof out), ==, 2);
 	ASSERT_TRUE(strstr(out, "--policy 'bogus'") != NULL);
+	ASSERT_INT(run_cli("cpus 1\n", "--scheduler bfs", out, sizeof out), ==,
+		   2);
+	ASSERT_TRUE(strstr(out, "--scheduler 'bfs': expected cfs or eevdf") !=
+		    NULL);
+	ASSERT_INT(run_cli("cpus 2\nscheduler EEVDF\n", "", out, sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, ":2: scheduler 'EEVDF': cfs or eevdf") != NULL);
+	ASSERT_INT(run_cli("cpus 2\nbase_slice 0.5us\n", "", out, sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, ":2: base_slice '0.5us'") != NULL);
+	ASSERT_INT(run_cli("migration_cost 1\n", "", out, sizeof out), ==, 2);
+	ASSERT_TRUE(strstr(out, ":1: migration_cost '1'") != NULL);
 	ASSERT_INT(run_cli("cpus 1\n", "--duration 5", out, sizeof out), ==, 2);
 	ASSERT_INT(run_cli("cpus 1\n", "--frob", out, sizeof out), ==, 2);
 	ASSERT_INT(run_cli("cpus 1\nduration 1s\ntask / busy\n", "--json", out,
@@ -422,6 +434,12 @@ TEST(hostile_scenarios_are_refused_naming_the_line, "section-7 issue-16")
 	ASSERT_ERROR("seed 2\nwakeup_latency 2s\n", 2, "at most 1s");
 	ASSERT_ERROR("wakeup_latency 1ms\nwakeup_latency 1ms\n", 2,
 		     "wakeup_latency");
+	/* a scheduler is named once; a base slice is 1 us to 1 s */
+	ASSERT_ERROR("scheduler\n", 1, "scheduler");
+	ASSERT_ERROR("scheduler eevdf\nscheduler cfs\n", 2, "scheduler");
+	ASSERT_ERROR("base_slice 999ns\n", 1, "from 1us to 1s");
+	ASSERT_ERROR("seed 3\nbase_slice 2s\n", 2, "from 1us to 1s");
+	ASSERT_INT(load("scheduler eevdf\nbase_slice 1us\n", &e), ==, 0);
 	/* so is a migration cost; 0ns turns cache-hot tasks off */
 	ASSERT_ERROR("migration_cost 500\n", 1, "migration_cost '500'");
 	ASSERT_ERROR("seed 2\nmigration_cost 1001ms\n", 2, "at most 1s");
