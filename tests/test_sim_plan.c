@@ -90,6 +90,15 @@ TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
 	 * too, finds quota + burst in the pool: writing the burst after the
 	 * quota fills it, as in Linux (R4, upstream) */
 	ASSERT_HAS(out, "the smallest quota: 15.000 ms per 100.000 ms");
+	/* under EEVDF (the request is alone on its CPU: the scheduler has
+	 * no choice to make) the same answers, and the header says which */
+	ASSERT_INT(cfsbw("plan " MIXIN " --scheduler eevdf", false, out,
+			 sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "policy upstream, scheduler eevdf, as long as");
+	ASSERT_HAS(out, "smallest quota: 30.000 ms per 100.000 ms (0.300 CPU, "
+			"300m)");
+	ASSERT_HAS(out, "the smallest quota: 15.000 ms per 100.000 ms");
 }
 
 /* The row of value v in a sweep's table: its numbers after the value. */
