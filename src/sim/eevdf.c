@@ -51,26 +51,33 @@ static inline int64_t queue_key_sum(const struct sim_cfs_rq *q,
 	return (int64_t)sum;
 }
 
+/* floor(sum / load): the average's offset from min_vruntime.  Floored,
+ * as Linux's avg_vruntime() is: a negative sum rounds down too. */
+static inline int64_t avg_key(int64_t sum, uint64_t load)
+{
+	int64_t l = (int64_t)load;
+	if (sum < 0)
+		sum -= l - 1;
+	return sum / l;
+}
+
 int64_t cfsbw_sim__eevdf_avg(const struct sim_cfs_rq *q)
 {
 	uint64_t load;
 	int64_t sum = queue_key_sum(q, &load);
-	if (load == 0)
-		return q->min_vruntime;
-	/* the floor, as Linux's: a negative sum rounds down too */
-	int64_t l = (int64_t)load;
-	if (sum < 0)
-		sum -= l - 1;
-	return q->min_vruntime + sum / l;
+	return load ? q->min_vruntime + avg_key(sum, load) : q->min_vruntime;
 }
 
-/* vruntime is not past V: compared without dividing (vruntime_eligible),
- * so an entity exactly at the average is eligible. */
-static inline bool eligible(const struct sim_cfs_rq *q, int64_t sum,
-			    uint64_t load, int64_t vruntime)
+/*
+ * vruntime is not past V.  Linux compares sum >= key * load
+ * (vruntime_eligible) so that nothing is lost to a division; for an
+ * integer key that is key <= floor(sum / load), one division for a
+ * whole pick and no product that could pass 2^63.
+ */
+static inline bool eligible(const struct sim_cfs_rq *q, int64_t avg,
+			    int64_t vruntime)
 {
-	int64_t key = vtime_diff(vruntime, q->min_vruntime);
-	return sum >= key * (int64_t)load;
+	return vtime_diff(vruntime, q->min_vruntime) <= avg;
 }
 
 /* The slice an entity asks for, in its virtual time. */
@@ -99,8 +106,9 @@ struct sim_entity *cfsbw_sim__eevdf_pick(const struct sim_cfs_rq *q,
 {
 	uint64_t load;
 	int64_t sum = queue_key_sum(q, &load);
+	int64_t avg = load ? avg_key(sum, load) : 0;
 	struct sim_entity *curr = q->curr;
-	if (curr && (!curr->on_rq || !eligible(q, sum, load, curr->vruntime)))
+	if (curr && (!curr->on_rq || !eligible(q, avg, curr->vruntime)))
 		curr = NULL;
 	/* RUN_TO_PARITY: curr keeps the CPU until it has used its slice */
 	if (protect && curr && curr->vlag == curr->deadline)
@@ -110,7 +118,7 @@ struct sim_entity *cfsbw_sim__eevdf_pick(const struct sim_cfs_rq *q,
 	struct sim_entity *best = NULL;
 	struct sim_entity *se = cfsbw_sim__cfs_heap_first(q);
 	while (se) {
-		bool ok = eligible(q, sum, load, se->vruntime);
+		bool ok = eligible(q, avg, se->vruntime);
 		if (ok && (!best || deadline_before(se, best)))
 			best = se;
 		se = cfsbw_sim__cfs_heap_after(q, se, ok);
@@ -152,9 +160,14 @@ void cfsbw_sim__eevdf_place(const struct cfsbw_sim *s,
 	/* The lag it left with, in a queue that will weigh w more: placing
 	 * it moves V by w / (load + w) of the lag, so it is scaled up to
 	 * keep it (PLACE_LAG). */
-	if (q->nr_running > 0 && se->vlag != 0 && q->load > 0)
-		lag = se->vlag * (int64_t)(q->load + se->weight) /
-		      (int64_t)q->load;
+	if (q->nr_running > 0 && se->vlag != 0 && q->load > 0) {
+		/* in 128 bits: a light group's lag (2 s of virtual time at
+		 * weight 2 and the largest slice) times a million tasks'
+		 * load passes 2^63 */
+		__extension__ typedef __int128 i128;
+		lag = (int64_t)((i128)se->vlag * (i128)(q->load + se->weight) /
+				(i128)q->load);
+	}
 	se->vruntime = v - lag;
 	/* a new task joins halfway through a slice, as the others are on
 	 * average (PLACE_DEADLINE_INITIAL) */
@@ -172,10 +185,12 @@ bool cfsbw_sim__eevdf_update_deadline(const struct cfsbw_sim *s,
 	return true;
 }
 
-/* x * from / to, truncated towards zero as Linux's div_s64. */
+/* x * from / to, truncated towards zero as Linux's div_s64, in 128 bits
+ * (a lag of 2^40 at a weight of 2^18 passes 2^63). */
 static inline int64_t rescale(int64_t x, uint64_t from, uint64_t to)
 {
-	return x * (int64_t)from / (int64_t)to;
+	__extension__ typedef __int128 i128;
+	return (int64_t)((i128)x * (i128)from / (i128)to);
 }
 
 void cfsbw_sim__eevdf_reweight(struct sim_entity *se, int64_t avg,
