@@ -339,7 +339,7 @@ TEST(eevdf_queue_matches_the_plain_sums, "section-7")
 			       (i128)vtime_diff(e[i]->vruntime, m);
 			load += e[i]->weight;
 		}
-		int64_t v = m + (int64_t)floor_div(sum, load);
+		int64_t v = vtime_add(m, (int64_t)floor_div(sum, load));
 		ASSERT_INT(cfsbw_sim__eevdf_avg(q), ==, v);
 
 		/* the pick, with and without curr's protection */
@@ -378,9 +378,10 @@ TEST(eevdf_queue_matches_the_plain_sums, "section-7")
 		x->vlag = (int64_t)(cfsbw_sim__stream_next(&st) % 2000001) - 1000000;
 		int64_t lag = x->vlag;
 		cfsbw_sim__eevdf_place(s, q, x, false);
-		int64_t want_v = v - (int64_t)((i128)lag * (load + x->weight) / load);
+		int64_t want_v = vtime_add(
+			v, -(int64_t)((i128)lag * (load + x->weight) / load));
 		ASSERT_INT(x->vruntime, ==, want_v);
-		ASSERT_INT(x->deadline - x->vruntime, ==,
+		ASSERT_INT(vtime_diff(x->deadline, x->vruntime), ==,
 			   (int64_t)(700000 * NICE_0_LOAD / x->weight));
 		ASSERT_INT(x->vlag, ==, 0);
 
@@ -413,11 +414,12 @@ TEST(eevdf_queue_matches_the_plain_sums, "section-7")
 		z->weight = w2;
 		if (queued)
 			q->sum_wv += z->weight * (uint64_t)z->vruntime;
-		ASSERT_INT(z->vruntime, ==, v - t);
+		ASSERT_INT(z->vruntime, ==, vtime_add(v, -t));
 		ASSERT_INT(z->deadline, ==,
-			   v + (int64_t)((i128)zleft * w1 / w2));
+			   vtime_add(v, (int64_t)((i128)zleft * w1 / w2)));
 		ASSERT_INT(cfsbw_sim__eevdf_avg(q), ==,
-			   v + (int64_t)floor_div(f + rem, load - w1 + w2));
+			   vtime_add(v, (int64_t)floor_div(f + rem,
+							  load - w1 + w2)));
 	}
 	/* not vacuous: both kinds of answer, and protection, were seen */
 	ASSERT_UINT(picks_curr, >, 300);

@@ -135,6 +135,12 @@ static inline int64_t vtime_diff(int64_t a, int64_t b)
 	return (int64_t)((uint64_t)a - (uint64_t)b);
 }
 
+/* a + d for a virtual time a, wrapping as vtime_diff() expects. */
+static inline int64_t vtime_add(int64_t a, int64_t d)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)d);
+}
+
 /* a is earlier than b. */
 static inline bool vtime_before(int64_t a, int64_t b)
 {

@@ -32,6 +32,8 @@
  * modulo 2^64 (cfs.c's heap_add and heap_del), and weight * (vruntime -
  * min_vruntime), which fits 63 bits, is recovered from it by the same
  * wrapping arithmetic; curr, out of the heap, is added when V is read.
+ * Virtual times are added to as they are compared, wrapping (vtime_add,
+ * vtime_diff).
  */
 #include "sim/sim_int.h"
 
@@ -65,7 +67,8 @@ int64_t cfsbw_sim__eevdf_avg(const struct sim_cfs_rq *q)
 {
 	uint64_t load;
 	int64_t sum = queue_key_sum(q, &load);
-	return load ? q->min_vruntime + avg_key(sum, load) : q->min_vruntime;
+	return load ? vtime_add(q->min_vruntime, avg_key(sum, load))
+		    : q->min_vruntime;
 }
 
 /*
@@ -168,11 +171,11 @@ void cfsbw_sim__eevdf_place(const struct cfsbw_sim *s,
 		lag = (int64_t)((i128)se->vlag * (i128)(q->load + se->weight) /
 				(i128)q->load);
 	}
-	se->vruntime = v - lag;
+	se->vruntime = vtime_add(v, -lag);
 	/* a new task joins halfway through a slice, as the others are on
 	 * average (PLACE_DEADLINE_INITIAL) */
 	int64_t slice = vslice(s, se);
-	se->deadline = se->vruntime + (initial ? slice / 2 : slice);
+	se->deadline = vtime_add(se->vruntime, initial ? slice / 2 : slice);
 	se->vlag = 0;
 }
 
@@ -181,7 +184,7 @@ bool cfsbw_sim__eevdf_update_deadline(const struct cfsbw_sim *s,
 {
 	if (vtime_diff(se->vruntime, se->deadline) < 0)
 		return false;
-	se->deadline = se->vruntime + vslice(s, se);
+	se->deadline = vtime_add(se->vruntime, vslice(s, se));
 	return true;
 }
 
@@ -202,7 +205,7 @@ void cfsbw_sim__eevdf_reweight(struct sim_entity *se, int64_t avg,
 	}
 	/* the same lag and the same time to its deadline, in real time */
 	int64_t lag = vtime_diff(avg, se->vruntime);
-	se->vruntime = avg - rescale(lag, se->weight, w);
+	se->vruntime = vtime_add(avg, -rescale(lag, se->weight, w));
 	int64_t left = vtime_diff(se->deadline, avg);
-	se->deadline = avg + rescale(left, se->weight, w);
+	se->deadline = vtime_add(avg, rescale(left, se->weight, w));
 }
