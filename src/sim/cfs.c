@@ -123,21 +123,26 @@ static void ph_remove(struct sim_cfs_rq *q, struct sim_entity *se)
 	n->child = n->next = n->prev = NULL;
 }
 
-/* Into and out of the heap, keeping EEVDF's sum of weight * vruntime
- * (eevdf.c) when the run uses it: CFS does not pay for it. */
+/* Into and out of the heap, keeping EEVDF's sum of weight * vruntime and
+ * tree by deadline (eevdf.c) when the run uses them: CFS does not pay
+ * for them. */
 static inline void heap_add(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
 			    struct sim_entity *se)
 {
-	if (s->eevdf)
+	if (s->eevdf) {
 		q->sum_wv += se->weight * (uint64_t)se->vruntime;
+		cfsbw_sim__eevdf_insert(s, q, se);
+	}
 	ph_insert(q, se);
 }
 
 static inline void heap_del(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
 			    struct sim_entity *se)
 {
-	if (s->eevdf)
+	if (s->eevdf) {
 		q->sum_wv -= se->weight * (uint64_t)se->vruntime;
+		cfsbw_sim__eevdf_erase(s, q, se);
+	}
 	ph_remove(q, se);
 }
 
@@ -184,6 +189,7 @@ void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner)
 	q->curr = NULL;
 	q->owner = owner;
 	q->sum_wv = 0;
+	q->ev_root = SIM_EV_NO_TREE;
 }
 
 void cfsbw_sim__cfs_enqueue_entity(const struct cfsbw_sim *s,

@@ -32,9 +32,15 @@
  * modulo 2^64 (cfs.c's heap_add and heap_del), and weight * (vruntime -
  * min_vruntime), which fits 63 bits, is recovered from it by the same
  * wrapping arithmetic; curr, out of the heap, is added when V is read.
+ * The pick is one path down a tree of the queued entities ordered by
+ * deadline, each node holding its subtree's least vruntime (a treap whose
+ * priorities hash the entity's id, kept beside the heap by the same two
+ * calls).
  * Virtual times are added to as they are compared, wrapping (vtime_add,
  * vtime_diff).
  */
+#include <errno.h>
+
 #include "sim/sim_int.h"
 
 /* Sum of weight * (vruntime - min_vruntime) over q's entities, curr
@@ -104,7 +110,186 @@ static inline bool deadline_before(const struct sim_entity *a,
 	return a->id < b->id;
 }
 
-struct sim_entity *cfsbw_sim__eevdf_pick(const struct sim_cfs_rq *q,
+/* ---- the tree: queued entities by deadline, least vruntime below ----- */
+
+int cfsbw_sim__eevdf_init(struct cfsbw_sim *s)
+{
+	s->ev_nodes = cfsbw_sim__zalloc(s, (size_t)s->next_entity_id + 1,
+					sizeof(*s->ev_nodes));
+	return s->ev_nodes ? 0 : -ENOMEM;
+}
+
+static inline struct sim_ev_node *node(const struct cfsbw_sim *s, uint32_t i)
+{
+	return &s->ev_nodes[i];
+}
+
+/* A treap's priority: a hash of the node's number, so that the tree's
+ * shape, like everything else, is the same from run to run. */
+static inline uint32_t prio_of(uint32_t i)
+{
+	uint32_t x = i * 0x9e3779b9u;
+	x ^= x >> 16;
+	x *= 0x85ebca6bu;
+	return x ^ (x >> 13);
+}
+
+/* Node i's least vruntime, from its entity and its children's. */
+static inline void pull(const struct cfsbw_sim *s, uint32_t i)
+{
+	struct sim_ev_node *n = node(s, i);
+	int64_t m = n->se->vruntime;
+	if (n->left && vtime_before(node(s, n->left)->min_vruntime, m))
+		m = node(s, n->left)->min_vruntime;
+	if (n->right && vtime_before(node(s, n->right)->min_vruntime, m))
+		m = node(s, n->right)->min_vruntime;
+	n->min_vruntime = m;
+}
+
+static uint32_t rotate_right(const struct cfsbw_sim *s, uint32_t i)
+{
+	uint32_t l = node(s, i)->left;
+	node(s, i)->left = node(s, l)->right;
+	node(s, l)->right = i;
+	pull(s, i);
+	pull(s, l);
+	return l;
+}
+
+static uint32_t rotate_left(const struct cfsbw_sim *s, uint32_t i)
+{
+	uint32_t r = node(s, i)->right;
+	node(s, i)->right = node(s, r)->left;
+	node(s, r)->left = i;
+	pull(s, i);
+	pull(s, r);
+	return r;
+}
+
+static uint32_t tree_insert(const struct cfsbw_sim *s, uint32_t t, uint32_t x)
+{
+	if (!t)
+		return x;
+	struct sim_ev_node *n = node(s, t);
+	if (deadline_before(node(s, x)->se, n->se)) {
+		n->left = tree_insert(s, n->left, x);
+		if (node(s, n->left)->prio > n->prio)
+			return rotate_right(s, t);
+	} else {
+		n->right = tree_insert(s, n->right, x);
+		if (node(s, n->right)->prio > n->prio)
+			return rotate_left(s, t);
+	}
+	pull(s, t);
+	return t;
+}
+
+static uint32_t tree_erase(const struct cfsbw_sim *s, uint32_t t, uint32_t x)
+{
+	SIM_BUG_ON(!t);
+	struct sim_ev_node *n = node(s, t);
+	if (t == x) {
+		if (!n->left || !n->right)
+			return n->left ? n->left : n->right;
+		/* rotate x down under its higher-priority child */
+		if (node(s, n->left)->prio > node(s, n->right)->prio) {
+			t = rotate_right(s, t);
+			node(s, t)->right = tree_erase(s, node(s, t)->right, x);
+		} else {
+			t = rotate_left(s, t);
+			node(s, t)->left = tree_erase(s, node(s, t)->left, x);
+		}
+	} else if (deadline_before(node(s, x)->se, n->se)) {
+		n->left = tree_erase(s, n->left, x);
+	} else {
+		n->right = tree_erase(s, n->right, x);
+	}
+	pull(s, t);
+	return t;
+}
+
+/*
+ * A short queue is walked (its heap, pruned at V: cheaper than keeping a
+ * tree); a long one keeps the tree, built when its heap reaches
+ * TREE_FROM entities and dropped when it is down to TREE_UNTIL, so that
+ * a queue near one size does not build and drop it by turns.
+ */
+#define TREE_FROM 24u
+#define TREE_UNTIL 8u
+
+static void node_insert(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			struct sim_entity *se)
+{
+	uint32_t x = se->id + 1;
+	struct sim_ev_node *n = node(s, x);
+	n->left = n->right = 0;
+	n->prio = prio_of(x);
+	n->min_vruntime = se->vruntime;
+	n->se = se;
+	q->ev_root = tree_insert(s, q->ev_root, x);
+}
+
+/* Entities in q's heap (curr is not). */
+static inline unsigned heap_size(const struct sim_cfs_rq *q)
+{
+	return q->nr_running - (q->curr && q->curr->on_rq ? 1u : 0u);
+}
+
+void cfsbw_sim__eevdf_insert(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			     struct sim_entity *se)
+{
+	if (q->ev_root != SIM_EV_NO_TREE) {
+		node_insert(s, q, se);
+		return;
+	}
+	/* called before se is in the heap, and after nr_running counts it */
+	if (heap_size(q) < TREE_FROM)
+		return;
+	q->ev_root = 0;
+	for (struct sim_entity *e = cfsbw_sim__cfs_heap_first(q); e;
+	     e = cfsbw_sim__cfs_heap_next(q, e))
+		node_insert(s, q, e);
+	node_insert(s, q, se);
+}
+
+void cfsbw_sim__eevdf_erase(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			    struct sim_entity *se)
+{
+	if (q->ev_root == SIM_EV_NO_TREE)
+		return;
+	q->ev_root = tree_erase(s, q->ev_root, se->id + 1);
+	if (heap_size(q) <= TREE_UNTIL)
+		q->ev_root = SIM_EV_NO_TREE;
+}
+
+/*
+ * The queued entity with the earliest deadline among those not past V
+ * (avg, as an offset from min_vruntime): left of a node are the earlier
+ * deadlines, so if any of them is eligible (the left subtree's least
+ * vruntime says) the answer is there; else the node, if eligible; else
+ * to the right.  One path down: pick_eevdf's walk of Linux's tree.
+ */
+static struct sim_entity *tree_pick(const struct cfsbw_sim *s,
+				    const struct sim_cfs_rq *q, int64_t avg)
+{
+	uint32_t t = q->ev_root;
+	while (t) {
+		const struct sim_ev_node *n = node(s, t);
+		if (n->left && eligible(q, avg, node(s, n->left)->min_vruntime)) {
+			t = n->left;
+			continue;
+		}
+		if (eligible(q, avg, n->se->vruntime))
+			return n->se;
+		t = n->right;
+		if (t && !eligible(q, avg, node(s, t)->min_vruntime))
+			return NULL;
+	}
+	return NULL;
+}
+
+struct sim_entity *cfsbw_sim__eevdf_pick(const struct cfsbw_sim *s,
+					 const struct sim_cfs_rq *q,
 					 bool protect)
 {
 	uint64_t load;
@@ -116,15 +301,20 @@ struct sim_entity *cfsbw_sim__eevdf_pick(const struct sim_cfs_rq *q,
 	/* RUN_TO_PARITY: curr keeps the CPU until it has used its slice */
 	if (protect && curr && curr->vlag == curr->deadline)
 		return curr;
-	/* The heap is ordered by vruntime, so a subtree whose top is past
-	 * V is past it everywhere: only the eligible entities are read. */
 	struct sim_entity *best = NULL;
-	struct sim_entity *se = cfsbw_sim__cfs_heap_first(q);
-	while (se) {
-		bool ok = eligible(q, avg, se->vruntime);
-		if (ok && (!best || deadline_before(se, best)))
-			best = se;
-		se = cfsbw_sim__cfs_heap_after(q, se, ok);
+	if (q->ev_root != SIM_EV_NO_TREE) {
+		best = tree_pick(s, q, avg);
+	} else {
+		/* The heap is ordered by vruntime, so a subtree whose top
+		 * is past V is past it everywhere: only the eligible
+		 * entities are read. */
+		struct sim_entity *se = cfsbw_sim__cfs_heap_first(q);
+		while (se) {
+			bool ok = eligible(q, avg, se->vruntime);
+			if (ok && (!best || deadline_before(se, best)))
+				best = se;
+			se = cfsbw_sim__cfs_heap_after(q, se, ok);
+		}
 	}
 	if (!best || (curr && deadline_before(curr, best)))
 		best = curr;

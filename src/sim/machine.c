@@ -285,7 +285,7 @@ void cfsbw_sim__check_preempt_wakeup(struct cfsbw_sim *s, unsigned c,
 	}
 	/* EEVDF: the woken entity preempts if it is now the pick, curr's
 	 * slice protected (check_preempt_wakeup_fair) */
-	if (s->eevdf ? cfsbw_sim__eevdf_pick(se->cfs_rq, true) == se
+	if (s->eevdf ? cfsbw_sim__eevdf_pick(s, se->cfs_rq, true) == se
 		     : cfsbw_sim__cfs_wakeup_preempt(s, pse, se))
 		cfsbw_sim__cpu_resched(s, c);
 }
@@ -367,7 +367,7 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 	struct sim_cfs_rq *q = rq;
 	struct sim_entity *se;
 	for (;;) {
-		se = s->eevdf ? cfsbw_sim__eevdf_pick(q, false)
+		se = s->eevdf ? cfsbw_sim__eevdf_pick(s, q, false)
 			      : cfsbw_sim__cfs_first(q);
 		SIM_BUG_ON(!se);
 		cfsbw_sim__cfs_take_entity(s, q, se);

@@ -423,6 +423,8 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 		goto fail;
 	if ((rc = setup_tasks(s, err)))
 		goto fail;
+	if (s->eevdf && (rc = cfsbw_sim__eevdf_init(s)))
+		goto fail;
 	size_t nr_timers = (size_t)n + s->nr_tasks + 3 * s->nr_groups + 2;
 	rc = -ENOMEM;
 	if (nr_timers > UINT32_MAX - 1)
@@ -466,5 +468,6 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 	cfsbw_sim__free(s, s->sort_keys);
 	cfsbw_sim__free(s, s->balance_failed);
 	cfsbw_sim__free(s, s->balance_failed_pass);
+	cfsbw_sim__free(s, s->ev_nodes);
 	cfsbw_sim__free(s, s);
 }

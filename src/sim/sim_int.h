@@ -244,6 +244,9 @@ struct sim_cfs_rq {
 	struct sim_entity *curr;
 	uint64_t load;          /* weights of on_rq entities, curr included */
 	unsigned nr_running;    /* on_rq entities, curr included */
+	uint32_t ev_root;       /* EEVDF: its heap's entities by deadline
+				 * (eevdf.c); 0: empty; SIM_EV_NO_TREE: not
+				 * kept (a short queue) */
 	struct sim_gcpu *owner; /* the group on this CPU owning the queue */
 	/* EEVDF only (eevdf.c): the sum of weight * vruntime over the heap's
 	 * entities, modulo 2^64: with min_vruntime it gives the weighted
@@ -387,9 +390,26 @@ bool cfsbw_sim__cfs_wakeup_preempt(const struct cfsbw_sim *s,
 
 /* V: q's weighted average vruntime, curr included, floored. */
 int64_t cfsbw_sim__eevdf_avg(const struct sim_cfs_rq *q);
+#define SIM_EV_NO_TREE UINT32_MAX
+/* A node of a queue's tree of queued entities ordered by deadline, with
+ * the least vruntime of its subtree (eevdf.c). */
+struct sim_ev_node {
+	uint32_t left, right; /* 1 + an entity's id; 0: none */
+	uint32_t prio;        /* the treap's heap order, from the id */
+	int64_t min_vruntime;
+	struct sim_entity *se;
+};
+/* The nodes, when the run is EEVDF's (setup.c); 0 or -ENOMEM. */
+int cfsbw_sim__eevdf_init(struct cfsbw_sim *s);
+/* se joins or leaves q's tree (cfs.c's heap_add and heap_del). */
+void cfsbw_sim__eevdf_insert(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			     struct sim_entity *se);
+void cfsbw_sim__eevdf_erase(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			    struct sim_entity *se);
 /* The eligible entity of q with the earliest deadline, curr included; with
  * protect, curr while its slice is protected (a wake-up's question). */
-struct sim_entity *cfsbw_sim__eevdf_pick(const struct sim_cfs_rq *q,
+struct sim_entity *cfsbw_sim__eevdf_pick(const struct cfsbw_sim *s,
+					 const struct sim_cfs_rq *q,
 					 bool protect);
 /* se was picked to run: its slice is protected until it ends. */
 void cfsbw_sim__eevdf_picked(struct sim_entity *se);
@@ -551,6 +571,8 @@ struct cfsbw_sim {
 	/* the fair scheduler: CFS (cfs.c) or EEVDF (eevdf.c) */
 	bool eevdf;
 	int64_t base_slice_ns; /* EEVDF: each entity's request, scaled */
+	/* EEVDF: one tree node per entity, at 1 + its id (eevdf.c) */
+	struct sim_ev_node *ev_nodes;
 	int64_t balance_ns;
 	struct sim_evq evq;
 	void *evq_mem;
