@@ -139,31 +139,22 @@ static inline void pull(const struct cfsbw_sim *s, uint32_t i)
 {
 	struct sim_ev_node *n = node(s, i);
 	int64_t m = n->se->vruntime;
-	if (n->left && vtime_before(node(s, n->left)->min_vruntime, m))
-		m = node(s, n->left)->min_vruntime;
-	if (n->right && vtime_before(node(s, n->right)->min_vruntime, m))
-		m = node(s, n->right)->min_vruntime;
+	for (unsigned d = 0; d < 2; d++)
+		if (n->child[d] &&
+		    vtime_before(node(s, n->child[d])->min_vruntime, m))
+			m = node(s, n->child[d])->min_vruntime;
 	n->min_vruntime = m;
 }
 
-static uint32_t rotate_right(const struct cfsbw_sim *s, uint32_t i)
+/* Child d of node i (0: left, 1: right) takes its place; returns it. */
+static uint32_t rotate(const struct cfsbw_sim *s, uint32_t i, unsigned d)
 {
-	uint32_t l = node(s, i)->left;
-	node(s, i)->left = node(s, l)->right;
-	node(s, l)->right = i;
+	uint32_t c = node(s, i)->child[d];
+	node(s, i)->child[d] = node(s, c)->child[!d];
+	node(s, c)->child[!d] = i;
 	pull(s, i);
-	pull(s, l);
-	return l;
-}
-
-static uint32_t rotate_left(const struct cfsbw_sim *s, uint32_t i)
-{
-	uint32_t r = node(s, i)->right;
-	node(s, i)->right = node(s, r)->left;
-	node(s, r)->left = i;
-	pull(s, i);
-	pull(s, r);
-	return r;
+	pull(s, c);
+	return c;
 }
 
 static uint32_t tree_insert(const struct cfsbw_sim *s, uint32_t t, uint32_t x)
@@ -171,15 +162,10 @@ static uint32_t tree_insert(const struct cfsbw_sim *s, uint32_t t, uint32_t x)
 	if (!t)
 		return x;
 	struct sim_ev_node *n = node(s, t);
-	if (deadline_before(node(s, x)->se, n->se)) {
-		n->left = tree_insert(s, n->left, x);
-		if (node(s, n->left)->prio > n->prio)
-			return rotate_right(s, t);
-	} else {
-		n->right = tree_insert(s, n->right, x);
-		if (node(s, n->right)->prio > n->prio)
-			return rotate_left(s, t);
-	}
+	unsigned d = !deadline_before(node(s, x)->se, n->se);
+	n->child[d] = tree_insert(s, n->child[d], x);
+	if (node(s, n->child[d])->prio > n->prio)
+		return rotate(s, t, d);
 	pull(s, t);
 	return t;
 }
@@ -189,20 +175,17 @@ static uint32_t tree_erase(const struct cfsbw_sim *s, uint32_t t, uint32_t x)
 	SIM_BUG_ON(!t);
 	struct sim_ev_node *n = node(s, t);
 	if (t == x) {
-		if (!n->left || !n->right)
-			return n->left ? n->left : n->right;
-		/* rotate x down under its higher-priority child */
-		if (node(s, n->left)->prio > node(s, n->right)->prio) {
-			t = rotate_right(s, t);
-			node(s, t)->right = tree_erase(s, node(s, t)->right, x);
-		} else {
-			t = rotate_left(s, t);
-			node(s, t)->left = tree_erase(s, node(s, t)->left, x);
-		}
-	} else if (deadline_before(node(s, x)->se, n->se)) {
-		n->left = tree_erase(s, n->left, x);
+		if (!n->child[0] || !n->child[1])
+			return n->child[0] ? n->child[0] : n->child[1];
+		/* x goes down under its higher-priority child, which
+		 * takes its place */
+		unsigned d = node(s, n->child[0])->prio <
+			     node(s, n->child[1])->prio;
+		t = rotate(s, t, d);
+		node(s, t)->child[!d] = tree_erase(s, node(s, t)->child[!d], x);
 	} else {
-		n->right = tree_erase(s, n->right, x);
+		unsigned d = !deadline_before(node(s, x)->se, n->se);
+		n->child[d] = tree_erase(s, n->child[d], x);
 	}
 	pull(s, t);
 	return t;
@@ -222,7 +205,7 @@ static void node_insert(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
 {
 	uint32_t x = se->id + 1;
 	struct sim_ev_node *n = node(s, x);
-	n->left = n->right = 0;
+	n->child[0] = n->child[1] = 0;
 	n->prio = prio_of(x);
 	n->min_vruntime = se->vruntime;
 	n->se = se;
@@ -275,13 +258,14 @@ static struct sim_entity *tree_pick(const struct cfsbw_sim *s,
 	uint32_t t = q->ev_root;
 	while (t) {
 		const struct sim_ev_node *n = node(s, t);
-		if (n->left && eligible(q, avg, node(s, n->left)->min_vruntime)) {
-			t = n->left;
+		uint32_t l = n->child[0];
+		if (l && eligible(q, avg, node(s, l)->min_vruntime)) {
+			t = l;
 			continue;
 		}
 		if (eligible(q, avg, n->se->vruntime))
 			return n->se;
-		t = n->right;
+		t = n->child[1];
 		if (t && !eligible(q, avg, node(s, t)->min_vruntime))
 			return NULL;
 	}

@@ -394,7 +394,7 @@ int64_t cfsbw_sim__eevdf_avg(const struct sim_cfs_rq *q);
 /* A node of a queue's tree of queued entities ordered by deadline, with
  * the least vruntime of its subtree (eevdf.c). */
 struct sim_ev_node {
-	uint32_t left, right; /* 1 + an entity's id; 0: none */
+	uint32_t child[2];    /* left, right: 1 + an entity's id; 0: none */
 	uint32_t prio;        /* the treap's heap order, from the id */
 	int64_t min_vruntime;
 	struct sim_entity *se;
