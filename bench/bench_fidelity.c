@@ -9,7 +9,8 @@
  * (bench/fidelity_kernel.c), and once in the simulator exactly as `cfsbw
  * sim FILE --policy upstream --scheduler X --cpus C --hz H --seed S` would
  * run it, with X the simulator's default fair scheduler (cfs) unless
- * --scheduler says (the other is run too, and its tally printed), C the CPUs this process may use, H the
+ * --scheduler says (the other is run too, and its tally printed), C the
+ * CPUs this process may use, H the
  * kernel's HZ, and S the scenario's seed, seed + 1, ... (as many as
  * kernel runs: random phases and arrivals differ between kernel runs
  * too); the simulator's figures are the medians over those seeds.  One

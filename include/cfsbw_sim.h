@@ -48,7 +48,7 @@
 
 /* The fair scheduler a run models. */
 enum cfsbw_sim_scheduler {
-	CFSBW_SIM_SCHED_CFS,   /* Linux before 6.6: sleeper credit, sched_slice */
+	CFSBW_SIM_SCHED_CFS,   /* Linux before 6.6: sleeper credit, slices */
 	CFSBW_SIM_SCHED_EEVDF, /* Linux 6.6 and later: lag, virtual deadlines */
 };
 /* "cfs" or "eevdf"; 0, or -EINVAL for another name. */

@@ -322,7 +322,8 @@ static int64_t lag_limit(const struct cfsbw_sim *s, const struct sim_entity *se)
 }
 
 void cfsbw_sim__eevdf_save_lag(const struct cfsbw_sim *s,
-			       const struct sim_cfs_rq *q, struct sim_entity *se)
+			       const struct sim_cfs_rq *q,
+			       struct sim_entity *se)
 {
 	int64_t lag = vtime_diff(cfsbw_sim__eevdf_avg(q), se->vruntime);
 	int64_t limit = lag_limit(s, se);

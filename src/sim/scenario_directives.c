@@ -3,8 +3,8 @@
  * directives (docs/sim.md) and the reader of each.
  *
  * A setting (cpus, hz, duration, seed, policy, max_events,
- * wakeup_latency, migration_cost, scheduler, base_slice) is one value, given at most once; sysctl, group and
- * task lines may repeat.  Values that belong to the core (group files,
+ * wakeup_latency, migration_cost, scheduler, base_slice) is one value,
+ * given at most once; sysctl, group and task lines may repeat.  Values that belong to the core (group files,
  * sysctls) are kept as text and written through the core's file
  * interface by cfsbw_sim_create(), so that the core's own validation (R2)
  * is the one that applies.  Every error names the line and quotes the

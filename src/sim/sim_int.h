@@ -415,7 +415,8 @@ struct sim_entity *cfsbw_sim__eevdf_pick(const struct cfsbw_sim *s,
 void cfsbw_sim__eevdf_picked(struct sim_entity *se);
 /* se, still on q, leaves it: its lag, clamped. */
 void cfsbw_sim__eevdf_save_lag(const struct cfsbw_sim *s,
-			       const struct sim_cfs_rq *q, struct sim_entity *se);
+			       const struct sim_cfs_rq *q,
+			       struct sim_entity *se);
 /* se, off q, is placed to join it: V minus its lag, a new deadline (half
  * a slice away for a task's first placement). */
 void cfsbw_sim__eevdf_place(const struct cfsbw_sim *s,
