@@ -360,7 +360,7 @@ TEST(eevdf_queue_matches_the_plain_sums, "section-7")
 						want = e[i];
 				}
 			}
-			struct sim_entity *got = cfsbw_sim__eevdf_pick(q, protect);
+			struct sim_entity *got = cfsbw_sim__eevdf_pick(s, q, protect);
 			if (got != want)
 				TEST_FAIL_AT("round %u, %u entities, protect %d: "
 					     "picked id %u, the sums say %u",
