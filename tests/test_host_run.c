@@ -116,7 +116,11 @@ static double r13_tol(const struct run_result *r)
  * charged to; cfsbw reports it as unpaid_ns, measured 0-4.8 ms in the
  * sanitizer build with 120 children, and CI once went 7 ms past the
  * pools' bound there, 2026-12-05, so it is held under one quota) and its
- * target plus `above`; it got nearly its quota in each throttled
+ * target plus `above`, with the same unpaid overrun (CI at 430a0c5,
+ * 2026-12-07: 2 busy threads beside 30 asleep at 0.2 CPU, sanitizer
+ * build, 0.6269 s in a 3.015 s run, 3.96% over the target, of which 7.6
+ * ms unpaid at the end: 2.7% without it); it got nearly its quota in
+ * each throttled
  * period; a refresh came every period of its 100 ms; and no busy thread
  * was held stopped longer than the group was throttled plus cfsbw's wait.
  * "Nearly", by `below`: under v4 the runtime an exiting process gives
@@ -138,7 +142,8 @@ static double r13_tol(const struct run_result *r)
 		ASSERT_NEAR((double)(r).usage_ns / 1e9, g_, 0.02 * g_ + 0.02); \
 		ASSERT_DBL(unpaid_, <=, (quota_s));                            \
 		ASSERT_DBL(g_, <=, bound_s(&(r), quota_s) + unpaid_ + 0.01);   \
-		ASSERT_DBL(g_, <=, (1.0 + (above)) * (target) * span_s(&(r))); \
+		ASSERT_DBL(g_, <=,                                             \
+			   (1.0 + (above)) * (target)*span_s(&(r)) + unpaid_); \
 		ASSERT_DBL(g_, >=, (1.0 - (below)) * (quota_s) *               \
 					   (double)(r).nr_throttled - 0.02 -   \
 				   (target) * cfsbw_wait_s(&(r)));             \
