@@ -518,23 +518,24 @@ TEST(cache_hot_task_moves_after_two_failed_passes, "section-7")
  */
 TEST(eevdf_runs_each_task_its_slice, "section-7")
 {
-	struct run r;
-	struct cfsbw_sim_totals t;
-	ASSERT_INT(run_start(&r, "cpus 1\nhz 1000\nduration 1s\n"
-				 "scheduler eevdf\nbase_slice 5ms\n"
-				 "task / busy count=2\n"),
-		   ==, 0);
-	cfsbw_sim_totals(r.s, &t);
-	ASSERT_UINT(t.switches, ==, 201);
-	ASSERT_NEAR(cores(&r, "/"), 1.0, 0.0001);
-	run_end(&r);
-	ASSERT_INT(run_start(&r, "cpus 1\nhz 1000\nduration 1s\n"
-				 "scheduler cfs\nbase_slice 5ms\n"
-				 "task / busy count=2\n"),
-		   ==, 0);
-	cfsbw_sim_totals(r.s, &t);
-	ASSERT_UINT(t.switches, ==, 250);
-	run_end(&r);
+	static const struct {
+		const char *text;
+		uint64_t switches;
+	} cases[] = {
+		{"cpus 1\nhz 1000\nduration 1s\nscheduler eevdf\n"
+		 "base_slice 5ms\ntask / busy count=2\n", 201},
+		{"cpus 1\nhz 1000\nduration 1s\nscheduler cfs\n"
+		 "base_slice 5ms\ntask / busy count=2\n", 250},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct run r;
+		struct cfsbw_sim_totals t;
+		ASSERT_INT(run_start(&r, cases[i].text), ==, 0);
+		cfsbw_sim_totals(r.s, &t);
+		ASSERT_UINT(t.switches, ==, cases[i].switches);
+		ASSERT_NEAR(cores(&r, "/"), 1.0, 0.0001);
+		run_end(&r);
+	}
 }
 
 /*
