@@ -406,14 +406,9 @@ TEST(eevdf_queue_matches_the_plain_sums, "section-7")
 		int64_t t = (int64_t)((i128)zlag * w1 / w2);
 		i128 rem = (i128)zlag * w1 - (i128)w2 * t;
 		i128 f = sum - load * (i128)vtime_diff(v, m);
-		bool queued = z != curr;
-		if (queued) /* as cfs.c's reweight_eevdf: out, change, back in */
-			q->sum_wv -= z->weight * (uint64_t)z->vruntime;
-		cfsbw_sim__eevdf_reweight(z, v, w2);
-		q->load = q->load - w1 + w2;
-		z->weight = w2;
-		if (queued)
-			q->sum_wv += z->weight * (uint64_t)z->vruntime;
+		cfsbw_sim__cfs_reweight_eevdf(s, z, w2);
+		ASSERT_UINT(z->weight, ==, w2);
+		ASSERT_UINT(q->load, ==, (uint64_t)(load - w1 + w2));
 		ASSERT_INT(z->vruntime, ==, vtime_add(v, -t));
 		ASSERT_INT(z->deadline, ==,
 			   vtime_add(v, (int64_t)((i128)zleft * w1 / w2)));

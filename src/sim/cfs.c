@@ -287,8 +287,8 @@ void cfsbw_sim__cfs_place_entity(const struct cfsbw_sim *s,
  * deadline kept in real time (eevdf.c); queued, it leaves the heap and
  * comes back at its new vruntime.
  */
-static void reweight_eevdf(const struct cfsbw_sim *s, struct sim_entity *se,
-			   uint64_t w)
+void cfsbw_sim__cfs_reweight_eevdf(const struct cfsbw_sim *s,
+				   struct sim_entity *se, uint64_t w)
 {
 	struct sim_cfs_rq *q = se->cfs_rq;
 	bool queued = se->on_rq && q->curr != se;
@@ -321,7 +321,7 @@ SIM_ALWAYS_INLINE void reweight_group(const struct cfsbw_sim *s,
 		w = g->shares;
 	struct sim_entity *se = &gc->se;
 	if (s->eevdf && w != se->weight) {
-		reweight_eevdf(s, se, w);
+		cfsbw_sim__cfs_reweight_eevdf(s, se, w);
 		return;
 	}
 	if (se->on_rq)

@@ -371,6 +371,11 @@ void cfsbw_sim__cfs_place_entity(const struct cfsbw_sim *s,
 				 struct sim_cfs_rq *q, struct sim_entity *se);
 void cfsbw_sim__cfs_reweight_group(const struct cfsbw_sim *s,
 				   struct sim_group *g, unsigned cpu);
+/* EEVDF: se's weight becomes w, with V, its lag and its time to its
+ * deadline kept in real time; queued, it leaves the heap and comes back
+ * at its new vruntime (reweight_group's path when the weight changes). */
+void cfsbw_sim__cfs_reweight_eevdf(const struct cfsbw_sim *s,
+				   struct sim_entity *se, uint64_t w);
 void cfsbw_sim__cfs_reweight_path(struct cfsbw_sim *s, struct sim_group *g,
 				  unsigned cpu);
 void cfsbw_sim__cfs_enqueue_path(struct cfsbw_sim *s, struct sim_entity *se,
