@@ -43,8 +43,8 @@ static void migrate_task(struct cfsbw_sim *s, struct sim_task *t, unsigned dst,
  */
 static bool task_hot(const struct cfsbw_sim *s, const struct sim_task *t)
 {
-	return s->migration_cost_ns > 0 &&
-	       t->last_ran_ns > s->now - s->migration_cost_ns;
+	int64_t cost = s->sc->migration_cost_ns; /* not scaled, as Linux's */
+	return cost > 0 && t->last_ran_ns > s->now - cost;
 }
 
 /*

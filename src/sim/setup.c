@@ -371,7 +371,6 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	s->min_gran_ns = 750 * CFSBW_NSEC_PER_USEC * factor;
 	s->wakeup_gran_ns = 1 * CFSBW_NSEC_PER_MSEC * factor;
 	s->nr_latency = 8;
-	s->migration_cost_ns = sc->migration_cost_ns; /* not scaled */
 	s->eevdf = sc->scheduler == CFSBW_SIM_SCHED_EEVDF;
 	/* EEVDF's base_slice, 0.7 ms (Linux 6.12 on), scaled the same way */
 	s->base_slice_ns = sc->base_slice_ns

@@ -614,7 +614,6 @@ struct cfsbw_sim {
 	unsigned *balance_failed;
 	uint64_t *balance_failed_pass;
 	unsigned nr_balance_failing;
-	int64_t migration_cost_ns;
 	uint32_t next_entity_id;
 	cfsbw_sim_timeline_fn *timeline;
 	void *timeline_ctx;
