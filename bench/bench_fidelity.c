@@ -297,6 +297,13 @@ static struct sim_row sim_row(struct cfsbw_sim *const *sims, unsigned runs,
 	return x;
 }
 
+static void tally_row(struct tally *t, const struct sim_row *x)
+{
+	t->rows++;
+	t->usage_ok += x->usage_ok;
+	t->throttle_ok += x->throttle_ok;
+}
+
 /* tally[s]: the rows of scheduler s (cfs, eevdf) within the targets. */
 static int fidelity(const char *path, unsigned runs, double scale,
 		    unsigned cpus, unsigned hz, long slice_us,
@@ -394,20 +401,15 @@ static int fidelity(const char *path, unsigned runs, double scale,
 					    umed, thr);
 		struct sim_row so = sim_row(other, runs, gp, sc.duration_ns,
 					    umed, thr);
-		double su = sr.usage, st = sr.throttled, stp = sr.ms_per_period,
-		       uerr = sr.usage_err, off = sr.off;
+		tally_row(&tally[sim_scheduler], &sr);
+		tally_row(&tally[other_scheduler()], &so);
 		bool uok = sr.usage_ok, tok = sr.throttle_ok;
-		tally[sim_scheduler].rows++;
-		tally[sim_scheduler].usage_ok += uok;
-		tally[sim_scheduler].throttle_ok += tok;
-		tally[other_scheduler()].rows++;
-		tally[other_scheduler()].usage_ok += so.usage_ok;
-		tally[other_scheduler()].throttle_ok += so.throttle_ok;
 		printf("%-22s %-15s %6.3f %6.3f..%-6.3f %6.3f %+7.1f   "
 		       "%5.1f..%-5.1f %5.1f %5.1f   %6.2f %6.2f..%-6.2f %6.2f"
 		       "  %s\n",
-		       base, gp, umed, use[0], use[runs - 1], su, uerr, thr[0], thr[runs - 1], st, off, tmed, tpp[0],
-		       tpp[runs - 1], stp,
+		       base, gp, umed, use[0], use[runs - 1], sr.usage,
+		       sr.usage_err, thr[0], thr[runs - 1], sr.throttled, sr.off,
+		       tmed, tpp[0], tpp[runs - 1], sr.ms_per_period,
 		       uok && tok ? "ok" : !uok && !tok ? "USAGE THROTTLE"
 				   : !uok ? "USAGE" : "THROTTLE");
 	}
