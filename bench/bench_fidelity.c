@@ -2,7 +2,7 @@
  * bench_fidelity.c - the simulator measured against the kernel.
  *
  *   bench_fidelity [--runs N] [--scale F] [--scheduler cfs|eevdf]
- *                  [FILE.sim...]
+ *                  [--balance-load instant|pelt] [FILE.sim...]
  *
  * Each scenario (default: every .sim file in bench/fidelity) runs N times
  * (default 3) on this machine's kernel, in cgroups
@@ -23,7 +23,9 @@
  * Per task line, its latency p50 and p99 (duty and requests lines), its
  * migrations and its time waiting for a CPU; per scenario, the load from
  * outside during each kernel run.
- * --scale F multiplies every scenario's duration (0.2: a quick look).
+ * --scale F multiplies every scenario's duration (0.2: a quick look);
+ * --balance-load runs the simulator with that balance_load (both
+ * schedulers), as `cfsbw sim --balance-load` would.
  *
  * Needs root and a cgroup cpu controller; without them it says so and
  * exits 0 (make bench goes on).  The exit status is not a verdict: the
@@ -165,6 +167,8 @@ static double pct(uint64_t part, uint64_t whole)
 /* The simulator's fair scheduler for the table: its default (cfs) unless
  * --scheduler says; the other is run on the same kernel runs and tallied. */
 static enum cfsbw_sim_scheduler sim_scheduler = CFSBW_SIM_SCHED_CFS;
+/* The simulator's balance_load: its default (instant) unless asked. */
+static enum cfsbw_sim_balance_load sim_balance_load = CFSBW_SIM_LOAD_INSTANT;
 
 static enum cfsbw_sim_scheduler other_scheduler(void)
 {
@@ -361,6 +365,7 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	struct cfsbw_sim *all_sims[2][MAX_RUNS] = {{NULL}};
 	uint64_t seed0 = sc.seed;
 	rc = k && kl ? 0 : -ENOMEM;
+	sc.balance_load = sim_balance_load;
 	for (unsigned m = 0; m < 2; m++) {
 		sc.scheduler = m ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
 		for (unsigned r = 0; !rc && r < runs; r++) {
@@ -476,10 +481,17 @@ int main(int argc, char **argv)
 					"%s: cfs or eevdf\n", scheduler);
 				return 2;
 			}
+		} else if (!strcmp(a, "--balance-load") && first + 1 < argc) {
+			const char *v = argv[++first];
+			if (cfsbw_sim_balance_load_parse(v, &sim_balance_load)) {
+				fprintf(stderr, "bench_fidelity: --balance-load "
+					"%s: instant or pelt\n", v);
+				return 2;
+			}
 		} else {
 			fprintf(stderr, "usage: bench_fidelity [--runs N] "
 				"[--scale F] [--scheduler cfs|eevdf] "
-				"[FILE.sim...]\n");
+				"[--balance-load instant|pelt] [FILE.sim...]\n");
 			return 2;
 		}
 	}
@@ -511,12 +523,15 @@ int main(int argc, char **argv)
 	printf("fidelity, %s: kernel %s (%s, the scenario's groups under one "
 	       "with cpu.shares 262144), %u CPUs, HZ %u (%s), slice %ld us; "
 	       "%u kernel runs per scenario;\nsim: cfsbw sim FILE --policy "
-	       "upstream --scheduler %s --cpus %u --hz %u --seed S (median "
+	       "upstream --scheduler %s%s --cpus %u --hz %u --seed S (median "
 	       "over %u seeds; %s).  Targets: usage within %.0f%% of "
 	       "the kernel's median, throttled periods within %.0f points of "
 	       "its range.\n\n",
 	       date, u.release, fk_cgroup_version(), cpus, hz, how, slice_us,
-	       runs, cfsbw_sim_scheduler_name(sim_scheduler), cpus, hz, runs,
+	       runs, cfsbw_sim_scheduler_name(sim_scheduler),
+	       sim_balance_load == CFSBW_SIM_LOAD_PELT ? " --balance-load pelt"
+						       : "",
+	       cpus, hz, runs,
 	       scheduler ? "as asked" : "the simulator's default",
 	       USAGE_TARGET_PCT, THROTTLE_TARGET_PTS);
 	printf("%-22s %-15s %-27s %7s   %-24s %5s   %-29s  %s\n", "", "",

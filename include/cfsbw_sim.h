@@ -56,6 +56,16 @@ int cfsbw_sim_scheduler_parse(const char *name, enum cfsbw_sim_scheduler *out);
 const char *cfsbw_sim_scheduler_name(enum cfsbw_sim_scheduler sched);
 #define CFSBW_SIM_MAX_BASE_SLICE_NS INT64_C(1000000000)
 
+/* The load that load balancing compares between CPUs. */
+enum cfsbw_sim_balance_load {
+	CFSBW_SIM_LOAD_INSTANT, /* the weight queued at the pass (default) */
+	CFSBW_SIM_LOAD_PELT,    /* Linux's decayed average (PELT) */
+};
+/* "instant" or "pelt"; 0, or -EINVAL for another name. */
+int cfsbw_sim_balance_load_parse(const char *name,
+				 enum cfsbw_sim_balance_load *out);
+const char *cfsbw_sim_balance_load_name(enum cfsbw_sim_balance_load load);
+
 /* Workloads: X(enum suffix, name in scenario files) */
 #define CFSBW_SIM_WORKLOAD_MAP(X)                                              \
 	X(BUSY, "busy")                                                        \
@@ -198,6 +208,10 @@ struct cfsbw_sim_scenario {
 	 * scales its base_slice). */
 	enum cfsbw_sim_scheduler scheduler;
 	int64_t base_slice_ns;
+	/* What load balancing compares: the weight queued at each CPU at the
+	 * pass (default), or its decayed average as Linux keeps it (a task
+	 * that sleeps still weighs on its CPU for tens of ms; pelt.c). */
+	enum cfsbw_sim_balance_load balance_load;
 	/* The run ends once every task has exited (replays), at the latest
 	 * at duration_ns; the report's duration is then the last exit. */
 	bool until_done;
@@ -330,6 +344,7 @@ struct cfsbw_sim_totals {
 	uint64_t seed;
 	enum cfsbw_policy policy;
 	enum cfsbw_sim_scheduler scheduler;
+	enum cfsbw_sim_balance_load balance_load;
 	int64_t slice_ns;
 	uint64_t events;     /* events processed */
 	uint64_t switches;   /* context switches */

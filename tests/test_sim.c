@@ -508,6 +508,51 @@ TEST(cache_hot_task_moves_after_two_failed_passes, "section-7")
 }
 
 /*
+ * balance_load pelt: Linux balances by decayed averages, so a CPU whose
+ * task sleeps half the time weighs half that task, not all or nothing at
+ * the instant of the pass.  Two CPUs: three tasks of /a on CPU 0, one of
+ * /a and a duty task of /b (10 ms of CPU, 10 ms asleep) on CPU 1.  /a's
+ * 1024 shares split 768 / 256 by its tasks, so CPU 0 weighs 768 and CPU 1
+ * 256, or 1280 while /b runs.  By the weight queued at the pass, a busy
+ * pass that finds /b asleep moves an /a task (256, half the 512 of
+ * difference) to CPU 1, and one that finds it awake moves one back: 126
+ * moves in 5 s.  By the average, CPU 1 weighs 256 + 1024 / 2 = 768, as
+ * CPU 0 does, and nothing moves.  The CPU each group gets is the same.
+ */
+TEST(pelt_balances_by_the_average_not_the_instant, "section-7 issue-14")
+{
+#define PELT_SCENARIO(load)                                                    \
+	"cpus 2\nhz 250\nduration 5s\nbalance_load " load "\n"               \
+	"group /a\ngroup /b\ntask /a busy\n"                                   \
+	"task /b duty run=10ms sleep=10ms\ntask /a busy count=3\n"
+	struct run r;
+	struct cfsbw_sim_totals t;
+	struct cfsbw_sim_line_result b;
+
+	ASSERT_INT(run_start(&r, PELT_SCENARIO("instant")), ==, 0);
+	cfsbw_sim_totals(r.s, &t);
+	ASSERT_UINT(t.migrations, >=, 100);
+	ASSERT_INT(t.balance_load, ==, CFSBW_SIM_LOAD_INSTANT);
+	run_end(&r);
+
+	ASSERT_INT(run_start(&r, PELT_SCENARIO("pelt")), ==, 0);
+	cfsbw_sim_totals(r.s, &t);
+	ASSERT_UINT(t.migrations, ==, 0);
+	ASSERT_INT(t.balance_load, ==, CFSBW_SIM_LOAD_PELT);
+	ASSERT_INT(t.busy_ns, ==, 10 * CFSBW_NSEC_PER_SEC); /* both CPUs */
+	cfsbw_sim_line_result(r.s, 1, &b);
+	ASSERT_UINT(b.completed, ==, 250); /* /b: a cycle every 20 ms */
+	run_end(&r);
+
+	/* instant is the default */
+	ASSERT_INT(run_start(&r, "cpus 2\nduration 1ms\ntask / busy\n"), ==,
+		   0);
+	ASSERT_INT(r.sc.balance_load, ==, CFSBW_SIM_LOAD_INSTANT);
+	run_end(&r);
+#undef PELT_SCENARIO
+}
+
+/*
  * scheduler eevdf (Linux 6.6 on): the running task keeps the CPU until it
  * has run its slice (update_deadline), where CFS preempts it once it ran
  * its share of the latency period (sched_slice).  Two busy tasks on one
@@ -1056,6 +1101,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(balancing_never_moves_throttled_tasks)
 	  TEST_ENTRY(balancing_by_load_evens_out_groups)
 	  TEST_ENTRY(cache_hot_task_moves_after_two_failed_passes)
+	  TEST_ENTRY(pelt_balances_by_the_average_not_the_instant)
 	  TEST_ENTRY(eevdf_runs_each_task_its_slice)
 	  TEST_ENTRY(eevdf_woken_task_waits_for_the_running_slice)
 	  TEST_ENTRY(eevdf_keeps_limits_and_shares)

@@ -3,9 +3,11 @@
  * the plain way of computing the same thing: a line's latency percentiles
  * (found by selection) against a full sort; a requests task, against
  * the arithmetic of first come, first served and against the law of its
- * arrivals.
+ * arrivals; the averaged load of `balance_load pelt`, against the same
+ * decay in long double.
  */
 #include <inttypes.h>
+#include <math.h>
 
 #include "harness.h"
 #include "cfsbw_sim.h"
@@ -424,8 +426,59 @@ TEST(eevdf_queue_matches_the_plain_sums, "section-7")
 	cfsbw_sim_scenario_free(&sc);
 }
 
+/*
+ * balance_load pelt (pelt.c): an average keeps y^n of its distance to its
+ * input after n periods of 1024 us, y^32 = 1/2, as Linux's PELT: from 0
+ * under a load of 1024, 512 after 32 periods (32.768 ms), 768 after 64;
+ * nothing moves within a period; after 2048 periods it is its input.
+ * Against held + (avg - held) * 2^(-n/32) in long double for 20000 random
+ * averages, inputs and gaps (both ways, up to 2^40 of load): within 2
+ * fixed-point units plus 2^-30 of the distance decayed (the table's
+ * fractions are rounded down to 2^-32).
+ */
+TEST(pelt_average_decays_by_half_every_32_periods, "section-7 issue-14")
+{
+	const int64_t P = SIM_PELT_PERIOD_NS;
+	const uint64_t one = UINT64_C(1) << SIM_PELT_SHIFT;
+	struct sim_pelt p = {0, 0};
+	cfsbw_sim__pelt_advance(&p, P - 1, 1024); /* the same period */
+	ASSERT_UINT(p.avg, ==, 0);
+	cfsbw_sim__pelt_advance(&p, 32 * P, 1024);
+	ASSERT_UINT(p.avg / one, >=, 511);
+	ASSERT_UINT(p.avg / one, <=, 512);
+	ASSERT_INT(p.period, ==, 32);
+	cfsbw_sim__pelt_advance(&p, 64 * P + P / 2, 1024);
+	ASSERT_UINT(p.avg / one, >=, 767);
+	ASSERT_UINT(p.avg / one, <=, 768);
+	/* asleep: halves towards 0 */
+	struct sim_pelt q = {1024 * one, 0};
+	cfsbw_sim__pelt_advance(&q, 32 * P, 0);
+	ASSERT_UINT(q.avg / one, >=, 511);
+	ASSERT_UINT(q.avg / one, <=, 512);
+	cfsbw_sim__pelt_advance(&q, (32 + 2048) * P, 0);
+	ASSERT_UINT(q.avg, ==, 0);
+
+	struct sim_stream st;
+	cfsbw_sim__stream_seed(&st, 14);
+	for (int i = 0; i < 20000; i++) {
+		uint64_t a = cfsbw_sim__stream_next(&st) >> (64 - 40 - 10);
+		uint64_t held = cfsbw_sim__stream_next(&st) >> (64 - 40);
+		int64_t n = (int64_t)(cfsbw_sim__stream_next(&st) % 2200);
+		int64_t start = (int64_t)(cfsbw_sim__stream_next(&st) % 1000);
+		struct sim_pelt r = {a, start};
+		cfsbw_sim__pelt_advance(&r, (start + n) * P + P / 3, held);
+		long double h = (long double)held * (long double)one;
+		long double want =
+			h + ((long double)a - h) * exp2l(-(long double)n / 32);
+		long double err = fabsl((long double)r.avg - want);
+		ASSERT_TRUE(err <= 2 + fabsl((long double)a - h) / 0x1p30L);
+		ASSERT_INT(r.period, ==, start + n);
+	}
+}
+
 TEST_MAIN(TEST_ENTRY(latency_percentiles_are_the_sorted_ranks)
 	  TEST_ENTRY(requests_are_served_in_arrival_order)
 	  TEST_ENTRY(requests_over_seconds_keep_their_times)
 	  TEST_ENTRY(requests_arrive_the_same_whatever_the_limit)
-	  TEST_ENTRY(eevdf_queue_matches_the_plain_sums))
+	  TEST_ENTRY(eevdf_queue_matches_the_plain_sums)
+	  TEST_ENTRY(pelt_average_decays_by_half_every_32_periods))

@@ -101,6 +101,9 @@ TEST(full_example_parses, "section-7")
 TEST(machine_directive_errors, "section-7")
 {
 	ASSERT_ERROR("cpus 4\nfrobnicate 3\n", 2, "'frobnicate'");
+	/* the error lists every directive, the last included (it was cut
+	 * short at 128 bytes once the list outgrew them) */
+	ASSERT_ERROR("frobnicate 3\n", 1, "balance_load, sysctl, group, task)");
 	ASSERT_ERROR("cpus 0\n", 1, "'0'");
 	ASSERT_ERROR("cpus 4097\n", 1, "'4097'");
 	ASSERT_ERROR("cpus four\n", 1, "'four'");
@@ -343,6 +346,14 @@ TEST(command_exits_2_naming_file_and_line, "section-7")
 	ASSERT_TRUE(strstr(out, ":2: base_slice '0.5us'") != NULL);
 	ASSERT_INT(run_cli("migration_cost 1\n", "", out, sizeof out), ==, 2);
 	ASSERT_TRUE(strstr(out, ":1: migration_cost '1'") != NULL);
+	ASSERT_INT(run_cli("cpus 2\n", "--balance-load avg", out, sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, "--balance-load 'avg': expected instant or "
+				"pelt") != NULL);
+	ASSERT_INT(run_cli("cpus 2\nbalance_load PELT\n", "", out, sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, ":2: balance_load 'PELT': instant or pelt") !=
+		    NULL);
 	ASSERT_INT(run_cli("cpus 1\n", "--duration 5", out, sizeof out), ==, 2);
 	ASSERT_INT(run_cli("cpus 1\n", "--frob", out, sizeof out), ==, 2);
 	ASSERT_INT(run_cli("cpus 1\nduration 1s\ntask / busy\n", "--json", out,
@@ -446,6 +457,14 @@ TEST(hostile_scenarios_are_refused_naming_the_line, "section-7 issue-16")
 	ASSERT_ERROR("migration_cost -1us\n", 1, "migration_cost '-1us'");
 	ASSERT_ERROR("migration_cost 1ms\nmigration_cost 2ms\n", 2,
 		     "migration_cost");
+	/* the balancer's load is named once: instant or pelt */
+	ASSERT_ERROR("balance_load average\n", 1,
+		     "balance_load 'average': instant or pelt");
+	ASSERT_ERROR("balance_load\n", 1, "balance_load");
+	ASSERT_ERROR("balance_load pelt\nbalance_load pelt\n", 2,
+		     "balance_load");
+	ASSERT_INT(load("balance_load instant\n", &e), ==, 0);
+	ASSERT_INT(load("balance_load pelt\n", &e), ==, 0);
 	/* 18446744073710/s wrapped to 0.45/s and was accepted */
 	ASSERT_ERROR("task / requests rate=18446744073710/s service=1ms\n", 1,
 		     "to 1000000000/s");

@@ -20,7 +20,8 @@
 
 static const char usage[] =
 	"usage: cfsbw sim FILE | --replay TRACE [--json] [--timeline FILE.csv]\n"
-	"                 [--policy P] [--scheduler S] [--seed N]\n"
+	"                 [--policy P] [--scheduler S] [--balance-load L]\n"
+	"                 [--seed N]\n"
 	"                 [--duration D] [--cpus N] [--hz N]\n"
 	"                 [--set [GROUP:]FILE=VALUE]...\n"
 	"                 [--sweep [GROUP:]FILE=FROM:TO:STEP|V1,V2,...]\n"
@@ -53,6 +54,8 @@ static const char usage[] =
 	"  --policy P         v4 | upstream | hardlimits (overrides the file)\n"
 	"  --scheduler S      cfs (Linux before 6.6, default) | eevdf (6.6\n"
 	"                     and later; overrides the file)\n"
+	"  --balance-load L   instant (the weight queued at each balancing\n"
+	"                     pass, default) | pelt (Linux's decayed average)\n"
 	"  --seed N           the random seed (overrides the file)\n"
 	"  --duration D       simulated time, e.g. 10s, 500ms (overrides the file)\n"
 	"  --cpus N, --hz N   the machine (override the file; --replay: this\n"
@@ -67,6 +70,7 @@ static const char usage[] =
 	"  seed 42                 # default 1\n"
 	"  policy v4               # v4 | upstream | hardlimits\n"
 	"  scheduler eevdf         # cfs (default) | eevdf: Linux 6.6 on\n"
+	"  balance_load pelt       # instant (default) | pelt: averaged\n"
 	"  sysctl sched_cfs_bandwidth_slice_us 10000\n"
 	"  group /web cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000\n"
 	"  task /web busy count=4\n"
@@ -179,6 +183,7 @@ static int parse_args(int argc, char **argv, struct sim_cmdline *c)
 		{"--timeline", &timeline}, {"--sweep", &sweep},
 		{"--svg", &svg},	   {"--policy", &o.policy},
 		{"--scheduler", &o.scheduler},
+		{"--balance-load", &o.balance_load},
 		{"--seed", &o.seed},	   {"--duration", &o.duration},
 		{"--cpus", &o.cpus},	   {"--hz", &o.hz},
 		{"--max-memory", &o.max_memory}, {"--wakeups", &o.wakeups},

@@ -214,6 +214,10 @@ static int apply_overrides(const struct cli_sim_opts *o,
 	    cfsbw_sim_scheduler_parse(o->scheduler, &sc->scheduler))
 		return bad_flag("--scheduler", o->scheduler,
 				"expected cfs or eevdf");
+	if (o->balance_load &&
+	    cfsbw_sim_balance_load_parse(o->balance_load, &sc->balance_load))
+		return bad_flag("--balance-load", o->balance_load,
+				"expected instant or pelt");
 	if (o->seed) {
 		if (!parse_u64_text(o->seed, UINT64_MAX, &u))
 			return bad_flag("--seed", o->seed,

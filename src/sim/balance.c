@@ -13,6 +13,9 @@ static void migrate_task(struct cfsbw_sim *s, struct sim_task *t, unsigned dst,
 			 bool newidle)
 {
 	unsigned src = t->cpu;
+	if (s->cpu_pelt) /* its average goes with it */
+		cfsbw_sim__pelt_task_moves(s, t, src, dst,
+					   cfsbw_sim__task_h_load(t));
 	cfsbw_sim__task_detach(s, t);
 	if (s->eevdf) {
 		/* it keeps its lag: placed on dst's queue as if waking */
@@ -132,16 +135,23 @@ static void sort_u64(uint64_t *v, size_t n)
 	}
 }
 
-/* A CPU's load: the weights queued at its root, running entity included
- * (weighted_cpuload).  Throttled entities are off the queue: R8. */
-static uint64_t cpu_load(const struct cfsbw_sim *s, unsigned c)
+/*
+ * A CPU's load: the weights queued at its root, running entity included
+ * (weighted_cpuload).  Throttled entities are off the queue: R8.  Under
+ * balance_load pelt, their decayed average (pelt.c), and 0 for an idle
+ * CPU: Linux fills an idle CPU by counting tasks, whatever its average
+ * (calculate_imbalance, a group with spare capacity).
+ */
+static uint64_t cpu_load(struct cfsbw_sim *s, unsigned c)
 {
+	if (s->cpu_pelt)
+		return s->cpus[c].nr == 0 ? 0 : cfsbw_sim__pelt_cpu_load(s, c);
 	return s->groups[0]->pc[c].q.load;
 }
 
 /* What task t adds to its CPU's load: its weight, scaled at each level by
  * the share its queue's group entity has of it (task_h_load). */
-static uint64_t task_h_load(const struct sim_task *t)
+uint64_t cfsbw_sim__task_h_load(const struct sim_task *t)
 {
 	uint64_t h = t->se.weight;
 	for (const struct sim_entity *se = &t->se; se->parent;
@@ -150,6 +160,15 @@ static uint64_t task_h_load(const struct sim_task *t)
 		h = load ? h * se->parent->weight / load : h;
 	}
 	return h;
+}
+
+/* What moving t takes off its CPU's load, as cpu_load counts it. */
+static uint64_t moved_load(struct cfsbw_sim *s, struct sim_task *t)
+{
+	uint64_t h = cfsbw_sim__task_h_load(t);
+	return s->cpu_pelt ? cfsbw_sim__pelt_task_load(s, t, h) >>
+				     SIM_PELT_SHIFT
+			   : h;
 }
 
 /*
@@ -168,7 +187,7 @@ static bool pull_task(struct cfsbw_sim *s, unsigned src, unsigned dst,
 	{
 		if (!can_migrate(s, t, src, dst))
 			continue;
-		if (diff != UINT64_MAX && 2 * task_h_load(t) > diff)
+		if (diff != UINT64_MAX && 2 * moved_load(s, t) > diff)
 			continue;
 		migrate_task(s, t, dst, newidle);
 		return true;

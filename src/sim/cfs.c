@@ -198,6 +198,7 @@ void cfsbw_sim__cfs_enqueue_entity(const struct cfsbw_sim *s,
 	SIM_BUG_ON(se->on_rq);
 	cfsbw_sim__cfs_settle(q);
 	se->cfs_rq = q;
+	cfsbw_sim__pelt_load_changing(s, q);
 	q->load += se->weight;
 	q->nr_running++;
 	se->on_rq = true;
@@ -212,6 +213,7 @@ void cfsbw_sim__cfs_dequeue_entity(const struct cfsbw_sim *s,
 	if (s->eevdf) /* its lag, against a V that still counts it */
 		cfsbw_sim__eevdf_save_lag(s, q, se);
 	cfsbw_sim__cfs_settle(q);
+	cfsbw_sim__pelt_load_changing(s, q);
 	q->load -= se->weight;
 	q->nr_running--;
 	se->on_rq = false;
@@ -296,8 +298,10 @@ void cfsbw_sim__cfs_reweight_eevdf(const struct cfsbw_sim *s,
 	if (queued)
 		heap_del(s, q, se);
 	cfsbw_sim__eevdf_reweight(se, avg, w);
-	if (se->on_rq)
+	if (se->on_rq) {
+		cfsbw_sim__pelt_load_changing(s, q);
 		q->load = q->load - se->weight + w;
+	}
 	se->weight = w;
 	if (queued)
 		heap_add(s, q, se);
@@ -324,8 +328,10 @@ SIM_ALWAYS_INLINE void reweight_group(const struct cfsbw_sim *s,
 		cfsbw_sim__cfs_reweight_eevdf(s, se, w);
 		return;
 	}
-	if (se->on_rq)
+	if (se->on_rq) {
+		cfsbw_sim__pelt_load_changing(s, se->cfs_rq);
 		se->cfs_rq->load = se->cfs_rq->load - se->weight + w;
+	}
 	se->weight = w;
 }
 

@@ -298,6 +298,8 @@ void cfsbw_sim__task_attach(struct cfsbw_sim *s, struct sim_task *t, unsigned c)
 	t->se.parent = g->parent ? &g->pc[c].se : NULL;
 	cfsbw_sim__cfs_enqueue_path(s, &t->se, c);
 	list_add_tail(&s->cpus[c].tasks, &t->link);
+	if (s->cpu_pelt)
+		cfsbw_sim__pelt_task_runnable(s, t, true);
 	t->runnable = true;
 	cfsbw_task_enqueue(g->cg, c, s->now);
 	cfsbw_sim__core_drain(s);
@@ -312,6 +314,8 @@ void cfsbw_sim__task_detach(struct cfsbw_sim *s, struct sim_task *t)
 	unsigned c = t->cpu;
 	cfsbw_sim__cfs_dequeue_path(s, &t->se, c);
 	list_del(&t->link);
+	if (s->cpu_pelt)
+		cfsbw_sim__pelt_task_runnable(s, t, false);
 	t->runnable = false;
 	cfsbw_task_dequeue(t->g->cg, c, s->now);
 	cfsbw_sim__core_drain(s);
@@ -424,6 +428,9 @@ void cfsbw_sim__task_wake(struct cfsbw_sim *s, struct sim_task *t)
 	SIM_BUG_ON(t->runnable || t->exited);
 	unsigned prev = t->cpu, c = select_cpu(s, t);
 	if (c != prev) {
+		if (s->cpu_pelt) /* its average goes with it */
+			cfsbw_sim__pelt_task_moves(
+				s, t, prev, c, cfsbw_sim__task_h_load(t));
 		cfsbw_sim__task_renormalize(t, prev, c);
 		t->migrations++;
 		t->line->migrations++;

@@ -199,6 +199,13 @@ int cfsbw_sim_run(struct cfsbw_sim *s)
 	for (size_t i = 0; i < s->nr_tasks; i++)
 		cfsbw_sim__workload_start(s, &s->tasks[i]);
 	refresh_shares(s);
+	/* Averages as Linux starts them: a new task as runnable the whole
+	 * time (init_entity_runnable_average), so each CPU at the load it
+	 * starts with */
+	if (s->cpu_pelt)
+		for (unsigned c = 0; c < s->nr_cpus; c++)
+			s->cpu_pelt[c].avg = s->groups[0]->pc[c].q.load
+					     << SIM_PELT_SHIFT;
 	cfsbw_sim__process_resched(s);
 	if (s->nr_cpus > 1)
 		cfsbw_sim__timer_arm(&s->evq, &s->balance_timer, s->balance_ns);

@@ -46,6 +46,23 @@ const char *cfsbw_sim_scheduler_name(enum cfsbw_sim_scheduler sched)
 	return sched == CFSBW_SIM_SCHED_EEVDF ? "eevdf" : "cfs";
 }
 
+int cfsbw_sim_balance_load_parse(const char *name,
+				 enum cfsbw_sim_balance_load *out)
+{
+	if (!strcmp(name, "instant"))
+		*out = CFSBW_SIM_LOAD_INSTANT;
+	else if (!strcmp(name, "pelt"))
+		*out = CFSBW_SIM_LOAD_PELT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *cfsbw_sim_balance_load_name(enum cfsbw_sim_balance_load load)
+{
+	return load == CFSBW_SIM_LOAD_PELT ? "pelt" : "instant";
+}
+
 void cfsbw_sim_scenario_free(struct cfsbw_sim_scenario *sc)
 {
 	for (size_t i = 0; i < sc->nr_sysctls; i++) {

@@ -31,7 +31,8 @@ typedef int setting_reader(struct scenario_parse *ps,
 			   const struct directive *d, const char *v);
 
 static line_reader read_sysctl, read_group, read_task;
-static setting_reader read_uint, read_duration, read_policy, read_scheduler;
+static setting_reader read_uint, read_duration, read_policy, read_scheduler,
+	read_balance_load;
 
 /* Where a setting's value goes in struct cfsbw_sim_scenario. */
 #define SETTING(field)                                                         \
@@ -80,6 +81,8 @@ static const struct directive {
 	 SETTING(base_slice_ns), .min = 1000,
 	 .max = CFSBW_SIM_MAX_BASE_SLICE_NS,
 	 .valid = "a duration with a unit (ns, us, ms, s), from 1us to 1s"},
+	{.name = "balance_load", .read_value = read_balance_load,
+	 SETTING(balance_load), .valid = "instant or pelt"},
 	{.name = "sysctl", .read_line = read_sysctl},
 	{.name = "group", .read_line = read_group},
 	{.name = "task", .read_line = read_task},
@@ -145,7 +148,7 @@ static const struct directive *directive_find(const char *name)
 
 static int unknown_directive(struct scenario_parse *ps, const char *name)
 {
-	char known[128] = "";
+	char known[224] = ""; /* every name, with room to grow */
 	size_t used = 0;
 	for (size_t i = 0; i < NR_DIRECTIVES && used < sizeof known; i++)
 		used += (size_t)snprintf(known + used, sizeof known - used,
@@ -283,6 +286,14 @@ static int read_scheduler(struct scenario_parse *ps, const struct directive *d,
 			  const char *v)
 {
 	if (cfsbw_sim_scheduler_parse(v, setting_field(ps, d)))
+		return fail(ps, "%s '%s': %s", d->name, v, d->valid);
+	return 0;
+}
+
+static int read_balance_load(struct scenario_parse *ps,
+			     const struct directive *d, const char *v)
+{
+	if (cfsbw_sim_balance_load_parse(v, setting_field(ps, d)))
 		return fail(ps, "%s '%s': %s", d->name, v, d->valid);
 	return 0;
 }

@@ -414,6 +414,9 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	    !s->idle_mask || !s->sort_keys || !s->balance_failed ||
 	    !s->balance_failed_pass)
 		goto fail;
+	if (sc->balance_load == CFSBW_SIM_LOAD_PELT &&
+	    !(s->cpu_pelt = cfsbw_sim__zalloc(s, n, sizeof(*s->cpu_pelt))))
+		goto fail;
 	for (unsigned c = 0; c < n; c++)
 		cfsbw_sim__cpu_init(s, c);
 	if ((rc = setup_groups(s, err)))
@@ -467,6 +470,7 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 	cfsbw_sim__free(s, s->sort_keys);
 	cfsbw_sim__free(s, s->balance_failed);
 	cfsbw_sim__free(s, s->balance_failed_pass);
+	cfsbw_sim__free(s, s->cpu_pelt);
 	cfsbw_sim__free(s, s->ev_nodes);
 	cfsbw_sim__free(s, s);
 }

@@ -12,6 +12,7 @@
  *   machine.c   CPUs, sleep and wake-up, throttling as the core decides
  *               it (R7, R10), picking what runs
  *   balance.c   load balancing (R8, R9)
+ *   pelt.c      averaged load for balancing (`balance_load pelt`)
  *   run.c       ticks, timers, the run
  *   setup.c     building the machine from a scenario, memory
  *   workload.c  busy, duty, requests, trace; latencies
@@ -298,6 +299,7 @@ static inline int64_t cfsbw_sim__cfs_calc_delta_fair(int64_t delta,
 	return (int64_t)((uint64_t)delta * NICE_0_LOAD / se->weight);
 }
 void cfsbw_sim__cfs_rq_init(struct sim_cfs_rq *q, struct sim_gcpu *owner);
+
 /* The queued entity that comes first (NULL: none but curr, if any). */
 static inline struct sim_entity *cfsbw_sim__cfs_first(const struct sim_cfs_rq *q)
 {
@@ -455,6 +457,15 @@ struct sim_line;
  * left, the time in each state), then what an arrival or a wake-up reads
  * and writes (its timer, its request queue), then the rest.
  */
+/* A decayed average (pelt.c): fixed point, SIM_PELT_SHIFT bits below the
+ * unit, as of the start of period `period` (of SIM_PELT_PERIOD_NS). */
+#define SIM_PELT_SHIFT 10
+#define SIM_PELT_PERIOD_NS INT64_C(1024000)
+struct sim_pelt {
+	uint64_t avg;
+	int64_t period;
+};
+
 struct sim_task {
 	_Alignas(64) struct sim_entity se;
 	enum sim_task_state state;
@@ -489,6 +500,9 @@ struct sim_task {
 	const struct cfsbw_sim_task_spec *spec;
 	int64_t cycle_start;  /* duty: when this cycle's run became due */
 	uint64_t migrations;
+	/* balance_load pelt (pelt.c): how runnable it has been, 1024 the
+	 * whole time */
+	struct sim_pelt pelt;
 	/* 256: its own draws, streams 2k and 2k + 1 of the seed for the k-th
 	 * task (workload_init): requests' arrivals and service times
 	 * (requests.c); a duty task's random phase from the first.  One
@@ -614,6 +628,9 @@ struct cfsbw_sim {
 	unsigned *balance_failed;
 	uint64_t *balance_failed_pass;
 	unsigned nr_balance_failing;
+	/* balance_load pelt (pelt.c): each CPU's averaged load; NULL: the
+	 * balancer reads the weight queued now */
+	struct sim_pelt *cpu_pelt;
 	uint32_t next_entity_id;
 	cfsbw_sim_timeline_fn *timeline;
 	void *timeline_ctx;
@@ -698,6 +715,27 @@ int cfsbw_sim__check_budget(const struct cfsbw_sim *s,
  * periodic pass. */
 bool cfsbw_sim__balance_newidle(struct cfsbw_sim *s, unsigned dst);
 void cfsbw_sim__balance(struct cfsbw_sim *s);
+
+/* pelt.c: averaged load for balancing (balance_load pelt) */
+void cfsbw_sim__pelt_advance(struct sim_pelt *p, int64_t now, uint64_t held);
+uint64_t cfsbw_sim__pelt_cpu_load(struct cfsbw_sim *s, unsigned c);
+void cfsbw_sim__pelt_root_changing(const struct cfsbw_sim *s,
+				   const struct sim_cfs_rq *q);
+void cfsbw_sim__pelt_task_runnable(const struct cfsbw_sim *s,
+				   struct sim_task *t, bool runnable);
+uint64_t cfsbw_sim__pelt_task_load(const struct cfsbw_sim *s,
+				   struct sim_task *t, uint64_t h);
+void cfsbw_sim__pelt_task_moves(struct cfsbw_sim *s, struct sim_task *t,
+				unsigned from, unsigned to, uint64_t h);
+uint64_t cfsbw_sim__task_h_load(const struct sim_task *t);
+/* Queue q's load is about to change: a CPU's root queue first closes its
+ * average up to now (balance_load pelt).  One test when it is off. */
+static inline void cfsbw_sim__pelt_load_changing(const struct cfsbw_sim *s,
+						 const struct sim_cfs_rq *q)
+{
+	if (s->cpu_pelt && q->owner->group == s->groups[0])
+		cfsbw_sim__pelt_root_changing(s, q);
+}
 
 /* machine.c, for workload.c */
 void cfsbw_sim__task_set_state(struct cfsbw_sim *s, struct sim_task *t,

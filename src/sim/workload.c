@@ -49,6 +49,10 @@ void cfsbw_sim__workload_init(struct cfsbw_sim *s, struct sim_task *t)
 							    : ts->sleep_ns;
 	cfsbw_sim__task_streams(t->draw, s->sc->seed,
 				(uint64_t)(t - s->tasks));
+	/* a new task counts as runnable the whole time (pelt.c), from its
+	 * first enqueue */
+	t->pelt.avg = (uint64_t)NICE_0_LOAD << SIM_PELT_SHIFT;
+	t->pelt.period = -1;
 }
 
 /* What draws, as cfsbw_sim__workload_start() and requests.c draw: the
