@@ -9,7 +9,9 @@
  * (bench/fidelity_kernel.c), and once in the simulator exactly as `cfsbw
  * sim FILE --policy upstream --scheduler X --cpus C --hz H --seed S` would
  * run it, with X the simulator's default fair scheduler (cfs) unless
- * --scheduler says (the other is run too, and its tally printed), C the
+ * --scheduler says and its default balance_load (instant) unless
+ * --balance-load says (the other three ways are run too on the same
+ * kernel runs, and their tallies printed), C the
  * CPUs this process may use, H the
  * kernel's HZ, and S the scenario's seed, seed + 1, ... (as many as
  * kernel runs: random phases and arrivals differ between kernel runs
@@ -170,6 +172,23 @@ static enum cfsbw_sim_scheduler sim_scheduler = CFSBW_SIM_SCHED_CFS;
 /* The simulator's balance_load: its default (instant) unless asked. */
 static enum cfsbw_sim_balance_load sim_balance_load = CFSBW_SIM_LOAD_INSTANT;
 
+/* The simulator is run four ways on the same kernel runs: each fair
+ * scheduler, each balance_load.  The table shows the chosen one; the
+ * summary tallies all four. */
+#define NR_VARIANTS 4u
+static unsigned variant(enum cfsbw_sim_scheduler sched,
+			enum cfsbw_sim_balance_load load)
+{
+	return (sched == CFSBW_SIM_SCHED_EEVDF ? 1u : 0u) +
+	       (load == CFSBW_SIM_LOAD_PELT ? 2u : 0u);
+}
+
+static enum cfsbw_sim_balance_load other_load(void)
+{
+	return sim_balance_load == CFSBW_SIM_LOAD_PELT ? CFSBW_SIM_LOAD_INSTANT
+						       : CFSBW_SIM_LOAD_PELT;
+}
+
 static enum cfsbw_sim_scheduler other_scheduler(void)
 {
 	return sim_scheduler == CFSBW_SIM_SCHED_CFS ? CFSBW_SIM_SCHED_EEVDF
@@ -218,16 +237,18 @@ static void latency_row(const struct cfsbw_sim_task_spec *t, size_t i,
  * kernel's run_delay counts the time a task waits under a throttled
  * group (6.18 here: the duty tasks of 10-many-small wait 48% of the time
  * on the kernel, 12% + 37% throttled in the simulator), so the
- * simulator's figure is its wait plus its throttled time, shown apart.
+ * simulator's figure is its wait plus its throttled time, shown apart;
+ * then the other scheduler's wait and the other balance_load's moves.
  */
 static void sched_row(const struct cfsbw_sim_task_spec *t, size_t i,
 		      const struct fk_line *kl, size_t nt,
 		      struct cfsbw_sim *const *sims,
-		      struct cfsbw_sim *const *other, unsigned runs,
+		      struct cfsbw_sim *const *other,
+		      struct cfsbw_sim *const *alt, unsigned runs,
 		      int64_t duration_ns)
 {
 	double km[MAX_RUNS], kw[MAX_RUNS], sm[MAX_RUNS], sw[MAX_RUNS],
-		swait[MAX_RUNS], sthr[MAX_RUNS], ow[MAX_RUNS];
+		swait[MAX_RUNS], sthr[MAX_RUNS], ow[MAX_RUNS], am[MAX_RUNS];
 	double task_s = (double)t->count * (double)duration_ns / 1e9;
 	for (unsigned r = 0; r < runs; r++) {
 		const struct fk_line *k = &kl[r * nt + i];
@@ -247,6 +268,8 @@ static void sched_row(const struct cfsbw_sim_task_spec *t, size_t i,
 		cfsbw_sim_line_result(other[r], i, &lr);
 		ow[r] = 100 * (double)(lr.wait_ns + lr.throttled_ns) / 1e9 /
 			task_s;
+		cfsbw_sim_line_result(alt[r], i, &lr);
+		am[r] = (double)lr.migrations / task_s;
 	}
 	double mm = median(km, runs), mw = median(kw, runs);
 	double smm = median(sm, runs), sww = median(sw, runs);
@@ -255,10 +278,11 @@ static void sched_row(const struct cfsbw_sim_task_spec *t, size_t i,
 	snprintf(what, sizeof what, "%u: %s", t->line, t->text);
 	printf("%-22s tasks,   line %-34.34s moves/s %6.2f %6.2f..%-6.2f sim "
 	       "%6.2f   waiting %5.1f%% %5.1f..%-5.1f sim %5.1f%% (%.1f + "
-	       "%.1f throttled; %s %.1f%%)\n",
+	       "%.1f throttled; %s %.1f%%; %s %.2f moves/s)\n",
 	       "", what, mm, km[0], km[runs - 1], smm, mw, kw[0],
 	       kw[runs - 1], sww, swaitm, sthrm,
-	       cfsbw_sim_scheduler_name(other_scheduler()), median(ow, runs));
+	       cfsbw_sim_scheduler_name(other_scheduler()), median(ow, runs),
+	       cfsbw_sim_balance_load_name(other_load()), median(am, runs));
 }
 
 struct tally {
@@ -308,7 +332,7 @@ static void tally_row(struct tally *t, const struct sim_row *x)
 	t->throttle_ok += x->throttle_ok;
 }
 
-/* tally[s]: the rows of scheduler s (cfs, eevdf) within the targets. */
+/* tally[v]: the rows of variant v (variant()) within the targets. */
 static int fidelity(const char *path, unsigned runs, double scale,
 		    unsigned cpus, unsigned hz, long slice_us,
 		    struct tally *tally)
@@ -360,14 +384,15 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	sc.sysctls = &ys;
 	sc.nr_sysctls = 1;
 	/* As many seeds as kernel runs: random phases and arrivals differ
-	 * from run to run on the kernel too.  Both fair schedulers on the
-	 * same kernel runs: the table shows the chosen one, the tally both. */
-	struct cfsbw_sim *all_sims[2][MAX_RUNS] = {{NULL}};
+	 * from run to run on the kernel too.  Every variant on the same
+	 * kernel runs: the table shows the chosen one, the tally all. */
+	struct cfsbw_sim *all_sims[NR_VARIANTS][MAX_RUNS] = {{NULL}};
 	uint64_t seed0 = sc.seed;
 	rc = k && kl ? 0 : -ENOMEM;
-	sc.balance_load = sim_balance_load;
-	for (unsigned m = 0; m < 2; m++) {
-		sc.scheduler = m ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
+	for (unsigned m = 0; m < NR_VARIANTS; m++) {
+		sc.scheduler = m & 1 ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
+		sc.balance_load =
+			m & 2 ? CFSBW_SIM_LOAD_PELT : CFSBW_SIM_LOAD_INSTANT;
 		for (unsigned r = 0; !rc && r < runs; r++) {
 			sc.seed = seed0 + r;
 			rc = cfsbw_sim_create(&sc, &all_sims[m][r], &serr);
@@ -378,8 +403,10 @@ static int fidelity(const char *path, unsigned runs, double scale,
 					"%s\n", path, serr.line, serr.msg);
 		}
 	}
-	struct cfsbw_sim **sims = all_sims[sim_scheduler],
-			 **other = all_sims[other_scheduler()];
+	struct cfsbw_sim **sims = all_sims[variant(sim_scheduler,
+						   sim_balance_load)],
+			 **other = all_sims[variant(other_scheduler(),
+						    sim_balance_load)];
 	sc.seed = seed0;
 	sc.sysctls = saved;
 	sc.nr_sysctls = saved_n;
@@ -404,10 +431,11 @@ static int fidelity(const char *path, unsigned runs, double scale,
 		qsort(thr, runs, sizeof *thr, cmp_double);
 		struct sim_row sr = sim_row(sims, runs, gp, sc.duration_ns,
 					    umed, thr);
-		struct sim_row so = sim_row(other, runs, gp, sc.duration_ns,
-					    umed, thr);
-		tally_row(&tally[sim_scheduler], &sr);
-		tally_row(&tally[other_scheduler()], &so);
+		for (unsigned m = 0; m < NR_VARIANTS; m++) {
+			struct sim_row so = sim_row(all_sims[m], runs, gp,
+						    sc.duration_ns, umed, thr);
+			tally_row(&tally[m], &so);
+		}
 		bool uok = sr.usage_ok, tok = sr.throttle_ok;
 		printf("%-22s %-15s %6.3f %6.3f..%-6.3f %6.3f %+7.1f   "
 		       "%5.1f..%-5.1f %5.1f %5.1f   %6.2f %6.2f..%-6.2f %6.2f"
@@ -420,7 +448,8 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	}
 	for (size_t i = 0; !rc && i < nt; i++) {
 		latency_row(&sc.tasks[i], i, kl, nt, sims, runs);
-		sched_row(&sc.tasks[i], i, kl, nt, sims, other, runs,
+		sched_row(&sc.tasks[i], i, kl, nt, sims, other,
+			  all_sims[variant(sim_scheduler, other_load())], runs,
 			  sc.duration_ns);
 	}
 	if (!rc) {
@@ -439,7 +468,7 @@ static int fidelity(const char *path, unsigned runs, double scale,
 		       la[runs - 1], (double)sc.duration_ns / 1e9, runs);
 	}
 	fflush(stdout);
-	for (unsigned m = 0; m < 2; m++)
+	for (unsigned m = 0; m < NR_VARIANTS; m++)
 		for (unsigned r = 0; r < runs; r++)
 			cfsbw_sim_free(all_sims[m][r]);
 	free(k);
@@ -541,7 +570,7 @@ int main(int argc, char **argv)
 	       "%6s  %s\n",
 	       "scenario", "group", "kernel", " (range)", "sim", "err%",
 	       "kernel", "sim", "off", "kernel", " (range)", "sim", "verdict");
-	struct tally t[2] = {{0, 0, 0}, {0, 0, 0}};
+	struct tally t[NR_VARIANTS] = {{0, 0, 0}};
 	int failed = 0;
 	size_t n = first < argc ? (size_t)(argc - first) : gl.gl_pathc;
 	for (size_t i = 0; i < n; i++) {
@@ -550,15 +579,28 @@ int main(int argc, char **argv)
 		if (fidelity(path, runs, scale, cpus, hz, slice_us, t))
 			failed = 1;
 	}
-	const struct tally *a = &t[sim_scheduler], *b = &t[other_scheduler()];
+	unsigned chosen = variant(sim_scheduler, sim_balance_load);
+	const struct tally *a = &t[chosen];
 	printf("\nfidelity: %u groups; usage within %.0f%%: %u; throttled "
-	       "periods within %.0f points: %u (--scheduler %s)\n",
+	       "periods within %.0f points: %u (--scheduler %s --balance-load "
+	       "%s)\n",
 	       a->rows, USAGE_TARGET_PCT, a->usage_ok, THROTTLE_TARGET_PTS,
-	       a->throttle_ok, cfsbw_sim_scheduler_name(sim_scheduler));
-	printf("the same kernel runs against --scheduler %s: usage within "
-	       "%.0f%%: %u; throttled periods within %.0f points: %u\n",
-	       cfsbw_sim_scheduler_name(other_scheduler()), USAGE_TARGET_PCT,
-	       b->usage_ok, THROTTLE_TARGET_PTS, b->throttle_ok);
+	       a->throttle_ok, cfsbw_sim_scheduler_name(sim_scheduler),
+	       cfsbw_sim_balance_load_name(sim_balance_load));
+	for (unsigned m = 0; m < NR_VARIANTS; m++) {
+		if (m == chosen)
+			continue;
+		enum cfsbw_sim_scheduler s =
+			m & 1 ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
+		enum cfsbw_sim_balance_load l =
+			m & 2 ? CFSBW_SIM_LOAD_PELT : CFSBW_SIM_LOAD_INSTANT;
+		printf("the same kernel runs against --scheduler %s "
+		       "--balance-load %s: usage within %.0f%%: %u; throttled "
+		       "periods within %.0f points: %u\n",
+		       cfsbw_sim_scheduler_name(s),
+		       cfsbw_sim_balance_load_name(l), USAGE_TARGET_PCT,
+		       t[m].usage_ok, THROTTLE_TARGET_PTS, t[m].throttle_ok);
+	}
 	globfree(&gl);
 	fk_teardown();
 	return failed;
