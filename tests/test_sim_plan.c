@@ -99,6 +99,22 @@ TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
 	ASSERT_HAS(out, "smallest quota: 30.000 ms per 100.000 ms (0.300 CPU, "
 			"300m)");
 	ASSERT_HAS(out, "the smallest quota: 15.000 ms per 100.000 ms");
+	/* and with Linux's averaged loads for balancing (one task: nothing
+	 * to balance), the same again; the JSON says which model */
+	ASSERT_INT(cfsbw("plan " MIXIN " --scheduler eevdf --balance-load pelt",
+			 false, out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "scheduler eevdf, balance load pelt, as long as");
+	ASSERT_HAS(out, "smallest quota: 30.000 ms per 100.000 ms (0.300 CPU, "
+			"300m)");
+	ASSERT_INT(cfsbw("plan " MIXIN " --balance-load pelt --json", false,
+			 out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "\"scheduler\": \"cfs\", \"balance_load\": \"pelt\"");
+	ASSERT_INT(cfsbw("plan " MIXIN " --balance-load mean", true, out,
+			 sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "--balance-load 'mean': expected instant or pelt");
 }
 
 /* The row of value v in a sweep's table: its numbers after the value. */

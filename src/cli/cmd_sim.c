@@ -21,8 +21,7 @@
 static const char usage[] =
 	"usage: cfsbw sim FILE | --replay TRACE [--json] [--timeline FILE.csv]\n"
 	"                 [--policy P] [--scheduler S] [--balance-load L]\n"
-	"                 [--seed N]\n"
-	"                 [--duration D] [--cpus N] [--hz N]\n"
+	"                 [--seed N] [--duration D] [--cpus N] [--hz N]\n"
 	"                 [--set [GROUP:]FILE=VALUE]...\n"
 	"                 [--sweep [GROUP:]FILE=FROM:TO:STEP|V1,V2,...]\n"
 	"                 [--svg FILE.svg]\n"
