@@ -709,7 +709,7 @@ static void fault_free(void *p, void *ctx)
 }
 
 static const char fault_scenario[] =
-	"cpus 3\nduration 2s\n"
+	"cpus 3\nduration 2s\nbalance_load pelt\n" /* its averages too */
 	"group /a cpu.cfs_quota_us=50000 cpu.cfs_period_us=100000\n"
 	"group /a/b cpu.shares=512\n"
 	"task /a busy count=2\n"
