@@ -474,6 +474,27 @@ TEST(pelt_average_decays_by_half_every_32_periods, "section-7 issue-14")
 		ASSERT_TRUE(err <= 2 + fabsl((long double)a - h) / 0x1p30L);
 		ASSERT_INT(r.period, ==, start + n);
 	}
+
+	/* A task counts as runnable the whole time from its first wake-up,
+	 * however late (Linux at wake_up_new_task): a duty task that starts
+	 * 100 ms in and moves at once carries all of its 1024, not what
+	 * 100 ms of decay would have left of it. */
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
+	cfsbw_sim_scenario_init(&sc);
+	ASSERT_INT(cfsbw_sim_scenario_parse(&sc,
+					    "cpus 2\nbalance_load pelt\n"
+					    "task / duty run=1ms sleep=1ms "
+					    "phase=100ms\n",
+					    &err),
+		   ==, 0);
+	ASSERT_INT(cfsbw_sim_create(&sc, &s, &err), ==, 0);
+	s->now = 100 * CFSBW_NSEC_PER_MSEC;
+	ASSERT_UINT(cfsbw_sim__pelt_task_load(s, &s->tasks[0], NICE_0_LOAD),
+		    ==, (uint64_t)NICE_0_LOAD << SIM_PELT_SHIFT);
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
 }
 
 TEST_MAIN(TEST_ENTRY(latency_percentiles_are_the_sorted_ranks)

@@ -97,6 +97,10 @@ void cfsbw_sim__pelt_task_runnable(const struct cfsbw_sim *s,
 uint64_t cfsbw_sim__pelt_task_load(const struct cfsbw_sim *s,
 				   struct sim_task *t, uint64_t h)
 {
+	/* a task whose first wake-up moves it (a duty task starting late
+	 * on a CPU now busy) starts now, runnable the whole time */
+	if (t->pelt.period < 0)
+		t->pelt.period = s->now / SIM_PELT_PERIOD_NS;
 	cfsbw_sim__pelt_advance(&t->pelt, s->now,
 				t->runnable ? NICE_0_LOAD : 0);
 	__extension__ typedef unsigned __int128 u128;
