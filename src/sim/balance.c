@@ -14,8 +14,7 @@ static void migrate_task(struct cfsbw_sim *s, struct sim_task *t, unsigned dst,
 {
 	unsigned src = t->cpu;
 	if (s->cpu_pelt) /* its average goes with it */
-		cfsbw_sim__pelt_task_moves(s, t, src, dst,
-					   cfsbw_sim__task_h_load(t));
+		cfsbw_sim__pelt_task_moves(s, t, src, dst);
 	cfsbw_sim__task_detach(s, t);
 	if (s->eevdf) {
 		/* it keeps its lag: placed on dst's queue as if waking */

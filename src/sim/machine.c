@@ -429,8 +429,7 @@ void cfsbw_sim__task_wake(struct cfsbw_sim *s, struct sim_task *t)
 	unsigned prev = t->cpu, c = select_cpu(s, t);
 	if (c != prev) {
 		if (s->cpu_pelt) /* its average goes with it */
-			cfsbw_sim__pelt_task_moves(
-				s, t, prev, c, cfsbw_sim__task_h_load(t));
+			cfsbw_sim__pelt_task_moves(s, t, prev, c);
 		cfsbw_sim__task_renormalize(t, prev, c);
 		t->migrations++;
 		t->line->migrations++;

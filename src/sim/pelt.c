@@ -63,12 +63,20 @@ void cfsbw_sim__pelt_advance(struct sim_pelt *p, int64_t now, uint64_t held)
 	p->period = period;
 }
 
-/* The CPU's average now, in load units. */
-uint64_t cfsbw_sim__pelt_cpu_load(struct cfsbw_sim *s, unsigned c)
+/* CPU c's average brought up to now: its root queue has held the load it
+ * holds since the average was last advanced (every change of that load
+ * advances it first: cfsbw_sim__pelt_load_changing). */
+static struct sim_pelt *cpu_avg_now(const struct cfsbw_sim *s, unsigned c)
 {
 	struct sim_pelt *p = &s->cpu_pelt[c];
 	cfsbw_sim__pelt_advance(p, s->now, s->groups[0]->pc[c].q.load);
-	return p->avg >> SIM_PELT_SHIFT;
+	return p;
+}
+
+/* The CPU's average now, in load units. */
+uint64_t cfsbw_sim__pelt_cpu_load(struct cfsbw_sim *s, unsigned c)
+{
+	return cpu_avg_now(s, c)->avg >> SIM_PELT_SHIFT;
 }
 
 /* The root queue q (the CPU's) is about to change its load: what it held
@@ -76,18 +84,27 @@ uint64_t cfsbw_sim__pelt_cpu_load(struct cfsbw_sim *s, unsigned c)
 void cfsbw_sim__pelt_root_changing(const struct cfsbw_sim *s,
 				   const struct sim_cfs_rq *q)
 {
-	unsigned c = (unsigned)(q->owner - s->groups[0]->pc);
-	cfsbw_sim__pelt_advance(&s->cpu_pelt[c], s->now, q->load);
+	cpu_avg_now(s, (unsigned)(q->owner - s->groups[0]->pc));
+}
+
+/* A task's average starts at its first enqueue or first move, whichever
+ * comes first (a duty task starting late may be woken onto another CPU
+ * before it was ever queued): 1024, runnable the whole time
+ * (workload_init), from now.  True if it starts now. */
+static bool task_starts(const struct cfsbw_sim *s, struct sim_task *t)
+{
+	if (t->pelt.period >= 0)
+		return false;
+	t->pelt.period = s->now / SIM_PELT_PERIOD_NS;
+	return true;
 }
 
 /* Task t becomes runnable (or stops being): its average so far. */
 void cfsbw_sim__pelt_task_runnable(const struct cfsbw_sim *s,
 				   struct sim_task *t, bool runnable)
 {
-	if (t->pelt.period < 0) { /* its first enqueue: it starts now */
-		t->pelt.period = s->now / SIM_PELT_PERIOD_NS;
+	if (task_starts(s, t))
 		return;
-	}
 	/* it held the other value until now */
 	cfsbw_sim__pelt_advance(&t->pelt, s->now, runnable ? 0 : NICE_0_LOAD);
 }
@@ -97,10 +114,7 @@ void cfsbw_sim__pelt_task_runnable(const struct cfsbw_sim *s,
 uint64_t cfsbw_sim__pelt_task_load(const struct cfsbw_sim *s,
 				   struct sim_task *t, uint64_t h)
 {
-	/* a task whose first wake-up moves it (a duty task starting late
-	 * on a CPU now busy) starts now, runnable the whole time */
-	if (t->pelt.period < 0)
-		t->pelt.period = s->now / SIM_PELT_PERIOD_NS;
+	task_starts(s, t);
 	cfsbw_sim__pelt_advance(&t->pelt, s->now,
 				t->runnable ? NICE_0_LOAD : 0);
 	__extension__ typedef unsigned __int128 u128;
@@ -108,14 +122,13 @@ uint64_t cfsbw_sim__pelt_task_load(const struct cfsbw_sim *s,
 }
 
 /* Task t moves from CPU from to CPU to, carrying its share (fixed point)
- * of from's average with it; h: its task_h_load before the move. */
+ * of from's average with it, by its task_h_load before the move. */
 void cfsbw_sim__pelt_task_moves(struct cfsbw_sim *s, struct sim_task *t,
-				unsigned from, unsigned to, uint64_t h)
+				unsigned from, unsigned to)
 {
-	uint64_t share = cfsbw_sim__pelt_task_load(s, t, h);
-	struct sim_pelt *a = &s->cpu_pelt[from], *b = &s->cpu_pelt[to];
-	cfsbw_sim__pelt_advance(a, s->now, s->groups[0]->pc[from].q.load);
-	cfsbw_sim__pelt_advance(b, s->now, s->groups[0]->pc[to].q.load);
+	uint64_t share =
+		cfsbw_sim__pelt_task_load(s, t, cfsbw_sim__task_h_load(t));
+	struct sim_pelt *a = cpu_avg_now(s, from), *b = cpu_avg_now(s, to);
 	/* what decayed into from's average may be less than the task's own
 	 * (its weight share moved since): no more than is there */
 	if (share > a->avg)

@@ -726,7 +726,7 @@ void cfsbw_sim__pelt_task_runnable(const struct cfsbw_sim *s,
 uint64_t cfsbw_sim__pelt_task_load(const struct cfsbw_sim *s,
 				   struct sim_task *t, uint64_t h);
 void cfsbw_sim__pelt_task_moves(struct cfsbw_sim *s, struct sim_task *t,
-				unsigned from, unsigned to, uint64_t h);
+				unsigned from, unsigned to);
 uint64_t cfsbw_sim__task_h_load(const struct sim_task *t);
 /* Queue q's load is about to change: a CPU's root queue first closes its
  * average up to now (balance_load pelt).  One test when it is off. */
