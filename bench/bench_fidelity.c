@@ -183,6 +183,17 @@ static unsigned variant(enum cfsbw_sim_scheduler sched,
 	       (load == CFSBW_SIM_LOAD_PELT ? 2u : 0u);
 }
 
+/* Variant m's scheduler and balance load: variant() read back. */
+static enum cfsbw_sim_scheduler variant_scheduler(unsigned m)
+{
+	return m & 1 ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
+}
+
+static enum cfsbw_sim_balance_load variant_load(unsigned m)
+{
+	return m & 2 ? CFSBW_SIM_LOAD_PELT : CFSBW_SIM_LOAD_INSTANT;
+}
+
 static enum cfsbw_sim_balance_load other_load(void)
 {
 	return sim_balance_load == CFSBW_SIM_LOAD_PELT ? CFSBW_SIM_LOAD_INSTANT
@@ -390,9 +401,8 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	uint64_t seed0 = sc.seed;
 	rc = k && kl ? 0 : -ENOMEM;
 	for (unsigned m = 0; m < NR_VARIANTS; m++) {
-		sc.scheduler = m & 1 ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
-		sc.balance_load =
-			m & 2 ? CFSBW_SIM_LOAD_PELT : CFSBW_SIM_LOAD_INSTANT;
+		sc.scheduler = variant_scheduler(m);
+		sc.balance_load = variant_load(m);
 		for (unsigned r = 0; !rc && r < runs; r++) {
 			sc.seed = seed0 + r;
 			rc = cfsbw_sim_create(&sc, &all_sims[m][r], &serr);
@@ -590,15 +600,12 @@ int main(int argc, char **argv)
 	for (unsigned m = 0; m < NR_VARIANTS; m++) {
 		if (m == chosen)
 			continue;
-		enum cfsbw_sim_scheduler s =
-			m & 1 ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
-		enum cfsbw_sim_balance_load l =
-			m & 2 ? CFSBW_SIM_LOAD_PELT : CFSBW_SIM_LOAD_INSTANT;
 		printf("the same kernel runs against --scheduler %s "
 		       "--balance-load %s: usage within %.0f%%: %u; throttled "
 		       "periods within %.0f points: %u\n",
-		       cfsbw_sim_scheduler_name(s),
-		       cfsbw_sim_balance_load_name(l), USAGE_TARGET_PCT,
+		       cfsbw_sim_scheduler_name(variant_scheduler(m)),
+		       cfsbw_sim_balance_load_name(variant_load(m)),
+		       USAGE_TARGET_PCT,
 		       t[m].usage_ok, THROTTLE_TARGET_PTS, t[m].throttle_ok);
 	}
 	globfree(&gl);
