@@ -426,6 +426,94 @@ TEST(eevdf_queue_matches_the_plain_sums, "section-7")
 	cfsbw_sim_scenario_free(&sc);
 }
 
+/* A machine from a scenario, its tasks started and the first picks
+ * made, as cfsbw_sim_run begins, with time left at 0 for the caller. */
+static struct cfsbw_sim *started(const char *text,
+				 struct cfsbw_sim_scenario *sc)
+{
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
+	cfsbw_sim_scenario_init(sc);
+	if (cfsbw_sim_scenario_parse(sc, text, &err) != 0 ||
+	    cfsbw_sim_create(sc, &s, &err) != 0)
+		return NULL;
+	for (size_t i = 0; i < s->nr_tasks; i++)
+		cfsbw_sim__workload_start(s, &s->tasks[i]);
+	cfsbw_sim__process_resched(s);
+	return s;
+}
+
+/* At time t, CPU 0 picks again (a reschedule, as a tick's). */
+static void pick_again_at(struct cfsbw_sim *s, int64_t t)
+{
+	s->now = t;
+	cfsbw_sim__cpu_resched(s, 0);
+	cfsbw_sim__process_resched(s);
+}
+
+/*
+ * SPEC section 7, picking as Linux has since 3.15 (pick_next_task_fair):
+ * the running path competes where it is, and only the entities below the
+ * first queue the old and the new path share are put back and started.
+ * A group's entity above it stays its queue's current entity without
+ * going through the heap, and its slice runs on from when it was first
+ * picked (prev_sum_exec): /a's two tasks take turns, /a's slice counts
+ * both.  A task picked again keeps its own slice's start too.  Both
+ * schedulers (under EEVDF the start of the protected slice, vlag, is
+ * what stays).
+ */
+TEST(a_pick_keeps_the_shared_part_of_the_running_path, "section-7")
+{
+	static const char *const sched[] = {"cfs", "eevdf"};
+	for (unsigned k = 0; k < 2; k++) {
+		char text[160];
+		snprintf(text, sizeof text,
+			 "cpus 1\nhz 250\nscheduler %s\ngroup /a\n"
+			 "task /a busy count=2\n",
+			 sched[k]);
+		struct cfsbw_sim_scenario sc;
+		struct cfsbw_sim *s = started(text, &sc);
+		ASSERT_TRUE(s != NULL);
+		struct sim_cfs_rq *root = &s->groups[0]->pc[0].q;
+		struct sim_entity *a = &s->groups[1]->pc[0].se;
+		struct sim_task *first = s->cpus[0].curr;
+		ASSERT_TRUE(first != NULL && first->g == s->groups[1]);
+		ASSERT_TRUE(root->curr == a && root->root == NULL);
+		int64_t a_start = a->prev_sum_exec, a_vlag = a->vlag;
+
+		/* 2 ms later the other task of /a runs: a switch inside /a */
+		pick_again_at(s, 2000000);
+		struct sim_task *second = s->cpus[0].curr;
+		ASSERT_TRUE(second != NULL && second != first);
+		ASSERT_INT(a->sum_exec, ==, 2000000);
+		ASSERT_TRUE(root->curr == a && root->root == NULL);
+		if (k == 0)
+			ASSERT_INT(a->prev_sum_exec, ==, a_start);
+		else
+			ASSERT_INT(a->vlag, ==, a_vlag);
+		/* the task switched in starts its slice, the one out is queued */
+		if (k == 0)
+			ASSERT_INT(second->se.prev_sum_exec, ==, second->se.sum_exec);
+		ASSERT_TRUE(first->se.on_rq && a->my_q->curr == &second->se);
+		cfsbw_sim_free(s);
+		cfsbw_sim_scenario_free(&sc);
+	}
+
+	/* one task alone, picked again after 3 ms: its slice runs on */
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim *s = started("cpus 1\nhz 250\ntask / busy\n", &sc);
+	ASSERT_TRUE(s != NULL);
+	struct sim_task *t = s->cpus[0].curr;
+	ASSERT_TRUE(t != NULL);
+	pick_again_at(s, 3000000);
+	ASSERT_TRUE(s->cpus[0].curr == t);
+	ASSERT_INT(t->se.sum_exec, ==, 3000000);
+	ASSERT_INT(t->se.prev_sum_exec, ==, 0);
+	ASSERT_UINT(s->switches, ==, 1); /* the first pick only */
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
+}
+
 /*
  * balance_load pelt (pelt.c): an average keeps y^n of its distance to its
  * input after n periods of 1024 us, y^32 = 1/2, as Linux's PELT: from 0
@@ -502,4 +590,5 @@ TEST_MAIN(TEST_ENTRY(latency_percentiles_are_the_sorted_ranks)
 	  TEST_ENTRY(requests_over_seconds_keep_their_times)
 	  TEST_ENTRY(requests_arrive_the_same_whatever_the_limit)
 	  TEST_ENTRY(eevdf_queue_matches_the_plain_sums)
+	  TEST_ENTRY(a_pick_keeps_the_shared_part_of_the_running_path)
 	  TEST_ENTRY(pelt_average_decays_by_half_every_32_periods))

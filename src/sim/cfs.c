@@ -223,9 +223,10 @@ void cfsbw_sim__cfs_dequeue_entity(const struct cfsbw_sim *s,
 	cfsbw_sim__cfs_update_min_vruntime(q);
 }
 
-/* se stops running: back into its queue if it is still runnable. */
-void cfsbw_sim__cfs_put_entity(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
-			       struct sim_entity *se)
+/* se stops running: back into its queue if it is still runnable
+ * (inline into the path switch, its most frequent caller). */
+SIM_ALWAYS_INLINE void put_entity(const struct cfsbw_sim *s,
+				  struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(q->curr != se);
 	cfsbw_sim__cfs_settle(q);
@@ -235,8 +236,8 @@ void cfsbw_sim__cfs_put_entity(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
 }
 
 /* se starts running: out of the heap, the queue's curr. */
-void cfsbw_sim__cfs_take_entity(const struct cfsbw_sim *s,
-				struct sim_cfs_rq *q, struct sim_entity *se)
+SIM_ALWAYS_INLINE void take_entity(const struct cfsbw_sim *s,
+				   struct sim_cfs_rq *q, struct sim_entity *se)
 {
 	SIM_BUG_ON(q->curr || !se->on_rq || se->ran);
 	heap_del(s, q, se);
@@ -245,6 +246,72 @@ void cfsbw_sim__cfs_take_entity(const struct cfsbw_sim *s,
 		cfsbw_sim__eevdf_picked(se);
 	else
 		se->prev_sum_exec = se->sum_exec;
+}
+
+void cfsbw_sim__cfs_put_entity(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
+			       struct sim_entity *se)
+{
+	put_entity(s, q, se);
+}
+
+void cfsbw_sim__cfs_take_entity(const struct cfsbw_sim *s,
+				struct sim_cfs_rq *q, struct sim_entity *se)
+{
+	take_entity(s, q, se);
+}
+
+/*
+ * The pick with the running path left in place (pick_next_task_fair
+ * since Linux 3.15), level by level from q.  CFS: the queue's curr if it
+ * is still queued and comes before the heap's first, else the first (the
+ * entity a put of curr and a pick of the first would give, the order
+ * being total, without touching the heaps).  EEVDF: pick_eevdf with its
+ * curr, which keeps the CPU while its slice is protected (RUN_TO_PARITY).
+ */
+struct sim_entity *cfsbw_sim__cfs_pick_from(const struct cfsbw_sim *s,
+					    struct sim_cfs_rq *q)
+{
+	for (;;) {
+		struct sim_entity *se;
+		if (s->eevdf) {
+			se = cfsbw_sim__eevdf_pick(s, q, true);
+		} else {
+			struct sim_entity *curr = q->curr;
+			se = cfsbw_sim__cfs_first(q);
+			if (curr && curr->on_rq &&
+			    (!se || entity_before(curr, se)))
+				se = curr;
+		}
+		SIM_BUG_ON(!se);
+		if (!se->my_q)
+			return se;
+		q = se->my_q;
+	}
+}
+
+/*
+ * From running pse's path to se's (a task each, se picked by
+ * cfs_pick_from): put and take only the entities below the first queue
+ * the two paths share, then the two on it.  The group entities above
+ * stay their queues' curr, their slices running on (prev_sum_exec kept),
+ * as Linux's is_same_group walk leaves them.
+ */
+void cfsbw_sim__cfs_switch_path(const struct cfsbw_sim *s,
+				struct sim_entity *pse, struct sim_entity *se)
+{
+	while (se->cfs_rq != pse->cfs_rq) {
+		unsigned sd = se->depth, pd = pse->depth;
+		if (sd <= pd) {
+			put_entity(s, pse->cfs_rq, pse);
+			pse = pse->parent;
+		}
+		if (sd >= pd) {
+			take_entity(s, se->cfs_rq, se);
+			se = se->parent;
+		}
+	}
+	put_entity(s, se->cfs_rq, pse);
+	take_entity(s, se->cfs_rq, se);
 }
 
 /*

@@ -333,10 +333,44 @@ void cfsbw_sim__task_renormalize(struct sim_task *t, unsigned from, unsigned to)
 
 /* ---- scheduling ------------------------------------------------------- */
 
+/* prev stopped running on CPU c: waiting for it, or, runnable under a
+ * group the core throttles there, throttled. */
+static void switched_out(struct cfsbw_sim *s, unsigned c,
+			 struct sim_task *prev)
+{
+	if (prev->runnable)
+		cfsbw_sim__task_set_state(s, prev,
+					  cfsbw_throttled(prev->g->cg, c)
+						  ? SIM_TS_THROTTLED
+						  : SIM_TS_WAITING);
+}
+
+/* t, picked, runs on CPU c, where prev ran (NULL: none). */
+SIM_ALWAYS_INLINE void run_task(struct cfsbw_sim *s, unsigned c,
+			       struct sim_task *prev, struct sim_task *t)
+{
+	struct sim_cpu *cpu = &s->cpus[c];
+	cpu->curr = t;
+	cpu->exec_start = s->now;
+	if (t != prev)
+		s->switches++;
+	cfsbw_sim__task_set_state(s, t, SIM_TS_RUNNING);
+	cpu_set_idle(s, c, false);
+	arm_burst(s, c);
+	if (!timer_armed(&s->evq, &s->tick_timer))
+		cfsbw_sim__timer_arm(&s->evq, &s->tick_timer,
+				     (s->now / s->tick_ns + 1) * s->tick_ns);
+}
+
 /*
- * Put the running task back, then run the leftmost entity, level by level
- * down to a task.  R9: whether there is anything to run is the core's
- * hierarchical count, and the model's queues must agree with it.
+ * Pick what runs next on CPU c.  With something to run and a task
+ * running, the running path competes where it is and only its part below
+ * the new path's is put back (cfs_pick_from, cfs_switch_path: Linux's
+ * pick_next_task_fair since 3.15); else the running task is put back and
+ * the pick goes from the root, level by level down to a task, after a
+ * CPU about to idle has tried to pull one.  R9: whether there is anything
+ * to run is the core's hierarchical count, and the model's queues must
+ * agree with it.
  */
 void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 {
@@ -346,16 +380,24 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 
 	if (prev) {
 		cfsbw_sim__cpu_update_curr(s, c);
+		/* Something to run: the running path stays where it is
+		 * picked again (cfs_switch_path) */
+		if (cfsbw_rq_nr_running(s->tree, c) > 0) {
+			prev->last_ran_ns = s->now;
+			struct sim_entity *se = cfsbw_sim__cfs_pick_from(s, rq);
+			struct sim_task *t = task_of(se);
+			if (t != prev) {
+				cfsbw_sim__cfs_switch_path(s, &prev->se, se);
+				switched_out(s, c, prev);
+			}
+			run_task(s, c, prev, t);
+			return;
+		}
 		for (struct sim_entity *se = &prev->se; se; se = se->parent)
 			cfsbw_sim__cfs_put_entity(s, se->cfs_rq, se);
 		cpu->curr = NULL;
 		prev->last_ran_ns = s->now;
-		if (prev->runnable)
-			cfsbw_sim__task_set_state(
-				s, prev,
-				cfsbw_throttled(prev->g->cg, c)
-					? SIM_TS_THROTTLED
-					: SIM_TS_WAITING);
+		switched_out(s, c, prev);
 	}
 	for (;;) {
 		unsigned nr = cfsbw_rq_nr_running(s->tree, c);
@@ -379,18 +421,7 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 			break;
 		q = se->my_q;
 	}
-	struct sim_task *t = task_of(se);
-	cpu->curr = t;
-	cpu->exec_start = s->now;
-	if (t != prev) {
-		s->switches++;
-	}
-	cfsbw_sim__task_set_state(s, t, SIM_TS_RUNNING);
-	cpu_set_idle(s, c, false);
-	arm_burst(s, c);
-	if (!timer_armed(&s->evq, &s->tick_timer))
-		cfsbw_sim__timer_arm(&s->evq, &s->tick_timer,
-				     (s->now / s->tick_ns + 1) * s->tick_ns);
+	run_task(s, c, prev, task_of(se));
 }
 
 void cfsbw_sim__resched_cpus(struct cfsbw_sim *s)

@@ -364,6 +364,12 @@ void cfsbw_sim__cfs_enqueue_entity(const struct cfsbw_sim *s,
 				   struct sim_cfs_rq *q, struct sim_entity *se);
 void cfsbw_sim__cfs_dequeue_entity(const struct cfsbw_sim *s,
 				   struct sim_cfs_rq *q, struct sim_entity *se);
+/* The pick leaving the running path in place (cfs.c), and the switch
+ * from the running task's path to the picked one's. */
+struct sim_entity *cfsbw_sim__cfs_pick_from(const struct cfsbw_sim *s,
+					    struct sim_cfs_rq *q);
+void cfsbw_sim__cfs_switch_path(const struct cfsbw_sim *s,
+				struct sim_entity *pse, struct sim_entity *se);
 void cfsbw_sim__cfs_put_entity(const struct cfsbw_sim *s, struct sim_cfs_rq *q,
 			       struct sim_entity *se);
 void cfsbw_sim__cfs_take_entity(const struct cfsbw_sim *s,
