@@ -2,16 +2,18 @@
  * bench_fidelity.c - the simulator measured against the kernel.
  *
  *   bench_fidelity [--runs N] [--scale F] [--scheduler cfs|eevdf]
- *                  [--balance-load instant|pelt] [FILE.sim...]
+ *                  [--balance-load instant|pelt] [--wake-scan all|util]
+ *                  [FILE.sim...]
  *
  * Each scenario (default: every .sim file in bench/fidelity) runs N times
  * (default 3) on this machine's kernel, in cgroups
  * (bench/fidelity_kernel.c), and once in the simulator exactly as `cfsbw
  * sim FILE --policy upstream --scheduler X --cpus C --hz H --seed S` would
  * run it, with X the simulator's default fair scheduler (cfs) unless
- * --scheduler says and its default balance_load (instant) unless
- * --balance-load says (the other three ways are run too on the same
- * kernel runs, and their tallies printed), C the
+ * --scheduler says, its default balance_load (instant) unless
+ * --balance-load says and its default wake_scan (all) unless --wake-scan
+ * says (the other seven ways are run too on the same kernel runs, and
+ * their tallies printed), C the
  * CPUs this process may use, H the
  * kernel's HZ, and S the scenario's seed, seed + 1, ... (as many as
  * kernel runs: random phases and arrivals differ between kernel runs
@@ -26,8 +28,10 @@
  * migrations and its time waiting for a CPU; per scenario, the load from
  * outside during each kernel run.
  * --scale F multiplies every scenario's duration (0.2: a quick look);
- * --balance-load runs the simulator with that balance_load (both
- * schedulers), as `cfsbw sim --balance-load` would.
+ * --balance-load and --wake-scan choose the table's model as `cfsbw sim
+ * --balance-load` and `--wake-scan` would; the per-task lines give the
+ * other scheduler's wait and the other balance load's migrations under
+ * the same wake_scan.
  *
  * Needs root and a cgroup cpu controller; without them it says so and
  * exits 0 (make bench goes on).  The exit status is not a verdict: the
@@ -169,21 +173,37 @@ static double pct(uint64_t part, uint64_t whole)
 /* The simulator's fair scheduler for the table: its default (cfs) unless
  * --scheduler says; the other is run on the same kernel runs and tallied. */
 static enum cfsbw_sim_scheduler sim_scheduler = CFSBW_SIM_SCHED_CFS;
-/* The simulator's balance_load: its default (instant) unless asked. */
+/* The simulator's balance_load and wake_scan: its defaults (instant,
+ * all) unless asked. */
 static enum cfsbw_sim_balance_load sim_balance_load = CFSBW_SIM_LOAD_INSTANT;
+static enum cfsbw_sim_wake_scan sim_wake_scan = CFSBW_SIM_WAKE_ALL;
 
-/* The simulator is run four ways on the same kernel runs: each fair
- * scheduler, each balance_load.  The table shows the chosen one; the
- * summary tallies all four. */
-#define NR_VARIANTS 4u
+/* The simulator is run eight ways on the same kernel runs: each fair
+ * scheduler, each balance_load, each wake_scan.  The table shows the
+ * chosen one; the summary tallies all eight. */
+#define NR_VARIANTS 8u
+static unsigned variant3(enum cfsbw_sim_scheduler sched,
+			 enum cfsbw_sim_balance_load load,
+			 enum cfsbw_sim_wake_scan scan)
+{
+	return (sched == CFSBW_SIM_SCHED_EEVDF ? 1u : 0u) +
+	       (load == CFSBW_SIM_LOAD_PELT ? 2u : 0u) +
+	       (scan == CFSBW_SIM_WAKE_UTIL ? 4u : 0u);
+}
+
+/* The variant of sched and load with the chosen wake_scan. */
 static unsigned variant(enum cfsbw_sim_scheduler sched,
 			enum cfsbw_sim_balance_load load)
 {
-	return (sched == CFSBW_SIM_SCHED_EEVDF ? 1u : 0u) +
-	       (load == CFSBW_SIM_LOAD_PELT ? 2u : 0u);
+	return variant3(sched, load, sim_wake_scan);
 }
 
-/* Variant m's scheduler and balance load: variant() read back. */
+static enum cfsbw_sim_wake_scan variant_wake_scan(unsigned m)
+{
+	return m & 4 ? CFSBW_SIM_WAKE_UTIL : CFSBW_SIM_WAKE_ALL;
+}
+
+/* Variant m's scheduler and balance load: variant3() read back. */
 static enum cfsbw_sim_scheduler variant_scheduler(unsigned m)
 {
 	return m & 1 ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
@@ -403,6 +423,7 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	for (unsigned m = 0; m < NR_VARIANTS; m++) {
 		sc.scheduler = variant_scheduler(m);
 		sc.balance_load = variant_load(m);
+		sc.wake_scan = variant_wake_scan(m);
 		for (unsigned r = 0; !rc && r < runs; r++) {
 			sc.seed = seed0 + r;
 			rc = cfsbw_sim_create(&sc, &all_sims[m][r], &serr);
@@ -527,10 +548,18 @@ int main(int argc, char **argv)
 					"%s: instant or pelt\n", v);
 				return 2;
 			}
+		} else if (!strcmp(a, "--wake-scan") && first + 1 < argc) {
+			const char *v = argv[++first];
+			if (cfsbw_sim_wake_scan_parse(v, &sim_wake_scan)) {
+				fprintf(stderr, "bench_fidelity: --wake-scan "
+					"%s: all or util\n", v);
+				return 2;
+			}
 		} else {
 			fprintf(stderr, "usage: bench_fidelity [--runs N] "
 				"[--scale F] [--scheduler cfs|eevdf] "
-				"[--balance-load instant|pelt] [FILE.sim...]\n");
+				"[--balance-load instant|pelt] "
+				"[--wake-scan all|util] [FILE.sim...]\n");
 			return 2;
 		}
 	}
@@ -562,7 +591,7 @@ int main(int argc, char **argv)
 	printf("fidelity, %s: kernel %s (%s, the scenario's groups under one "
 	       "with cpu.shares 262144), %u CPUs, HZ %u (%s), slice %ld us; "
 	       "%u kernel runs per scenario;\nsim: cfsbw sim FILE --policy "
-	       "upstream --scheduler %s%s --cpus %u --hz %u --seed S (median "
+	       "upstream --scheduler %s%s%s --cpus %u --hz %u --seed S (median "
 	       "over %u seeds; %s).  Targets: usage within %.0f%% of "
 	       "the kernel's median, throttled periods within %.0f points of "
 	       "its range.\n\n",
@@ -570,6 +599,7 @@ int main(int argc, char **argv)
 	       runs, cfsbw_sim_scheduler_name(sim_scheduler),
 	       sim_balance_load == CFSBW_SIM_LOAD_PELT ? " --balance-load pelt"
 						       : "",
+	       sim_wake_scan == CFSBW_SIM_WAKE_UTIL ? " --wake-scan util" : "",
 	       cpus, hz, runs,
 	       scheduler ? "as asked" : "the simulator's default",
 	       USAGE_TARGET_PCT, THROTTLE_TARGET_PTS);
@@ -593,18 +623,20 @@ int main(int argc, char **argv)
 	const struct tally *a = &t[chosen];
 	printf("\nfidelity: %u groups; usage within %.0f%%: %u; throttled "
 	       "periods within %.0f points: %u (--scheduler %s --balance-load "
-	       "%s)\n",
+	       "%s --wake-scan %s)\n",
 	       a->rows, USAGE_TARGET_PCT, a->usage_ok, THROTTLE_TARGET_PTS,
 	       a->throttle_ok, cfsbw_sim_scheduler_name(sim_scheduler),
-	       cfsbw_sim_balance_load_name(sim_balance_load));
+	       cfsbw_sim_balance_load_name(sim_balance_load),
+	       cfsbw_sim_wake_scan_name(sim_wake_scan));
 	for (unsigned m = 0; m < NR_VARIANTS; m++) {
 		if (m == chosen)
 			continue;
 		printf("the same kernel runs against --scheduler %s "
-		       "--balance-load %s: usage within %.0f%%: %u; throttled "
-		       "periods within %.0f points: %u\n",
+		       "--balance-load %s --wake-scan %s: usage within %.0f%%: "
+		       "%u; throttled periods within %.0f points: %u\n",
 		       cfsbw_sim_scheduler_name(variant_scheduler(m)),
 		       cfsbw_sim_balance_load_name(variant_load(m)),
+		       cfsbw_sim_wake_scan_name(variant_wake_scan(m)),
 		       USAGE_TARGET_PCT,
 		       t[m].usage_ok, THROTTLE_TARGET_PTS, t[m].throttle_ok);
 	}

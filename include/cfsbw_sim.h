@@ -66,6 +66,18 @@ int cfsbw_sim_balance_load_parse(const char *name,
 				 enum cfsbw_sim_balance_load *out);
 const char *cfsbw_sim_balance_load_name(enum cfsbw_sim_balance_load load);
 
+/* Where a waking task looks for an idle CPU when its own is busy. */
+enum cfsbw_sim_wake_scan {
+	CFSBW_SIM_WAKE_ALL,  /* every CPU, the first idle after its own
+			      * (default) */
+	CFSBW_SIM_WAKE_UTIL, /* Linux 6.0 and later: the CPU it last woke
+			      * from if idle, then a scan its cache domain's
+			      * averaged utilisation cuts short (SIS_UTIL) */
+};
+/* "all" or "util"; 0, or -EINVAL for another name. */
+int cfsbw_sim_wake_scan_parse(const char *name, enum cfsbw_sim_wake_scan *out);
+const char *cfsbw_sim_wake_scan_name(enum cfsbw_sim_wake_scan scan);
+
 /* Workloads: X(enum suffix, name in scenario files) */
 #define CFSBW_SIM_WORKLOAD_MAP(X)                                              \
 	X(BUSY, "busy")                                                        \
@@ -212,6 +224,10 @@ struct cfsbw_sim_scenario {
 	 * pass (default), or its decayed average as Linux keeps it (a task
 	 * that sleeps still weighs on its CPU for tens of ms; pelt.c). */
 	enum cfsbw_sim_balance_load balance_load;
+	/* Where a woken task whose CPU is busy looks for an idle one: any
+	 * CPU (default), or as Linux since 6.0 does, less the busier the
+	 * machine (machine.c, select_cpu). */
+	enum cfsbw_sim_wake_scan wake_scan;
 	/* The run ends once every task has exited (replays), at the latest
 	 * at duration_ns; the report's duration is then the last exit. */
 	bool until_done;
@@ -345,6 +361,7 @@ struct cfsbw_sim_totals {
 	enum cfsbw_policy policy;
 	enum cfsbw_sim_scheduler scheduler;
 	enum cfsbw_sim_balance_load balance_load;
+	enum cfsbw_sim_wake_scan wake_scan;
 	int64_t slice_ns;
 	uint64_t events;     /* events processed */
 	uint64_t switches;   /* context switches */

@@ -514,6 +514,93 @@ TEST(a_pick_keeps_the_shared_part_of_the_running_path, "section-7")
 	cfsbw_sim_scenario_free(&sc);
 }
 
+/* CPU c of a machine made but not started counts as running a task. */
+static void mark_busy(struct cfsbw_sim *s, unsigned c)
+{
+	s->cpus[c].idle = false;
+	s->idle_mask[c / 64] &= ~(UINT64_C(1) << (c % 64));
+	s->nr_idle--;
+}
+
+/*
+ * wake_scan util, as Linux since 6.0 (select_idle_sibling with SIS_UTIL):
+ * how many CPUs a waking task whose CPU is busy may look at, from its
+ * domain's averaged utilisation: span * (1 - (x * 1.17)^2) rounded down,
+ * x the CPUs' average out of 1024 (by hand: on 2 CPUs one CPU up to
+ * x = 619, none from 620; on 64, 42 at x = 512, 1 at 868, none from
+ * 869).  Then
+ * the pick itself: the previous CPU if idle; else the CPU the task last
+ * woke from (recent_used_cpu) if idle and in its domain; else the next
+ * CPUs in order, only as many as the depth; else stay.  Under wake_scan
+ * all, the first idle CPU whatever the utilisation.
+ */
+TEST(a_busy_domain_cuts_the_wake_up_search_short, "section-7 issue-14")
+{
+	ASSERT_UINT(cfsbw_sim__idle_scan_depth(0, 2), ==, 2);
+	ASSERT_UINT(cfsbw_sim__idle_scan_depth(2 * 619, 2), ==, 1);
+	ASSERT_UINT(cfsbw_sim__idle_scan_depth(2 * 620, 2), ==, 0);
+	ASSERT_UINT(cfsbw_sim__idle_scan_depth(2 * 1024, 2), ==, 0);
+	ASSERT_UINT(cfsbw_sim__idle_scan_depth(64 * 512, 64), ==, 42);
+	ASSERT_UINT(cfsbw_sim__idle_scan_depth(64 * 868, 64), ==, 1);
+	ASSERT_UINT(cfsbw_sim__idle_scan_depth(64 * 869, 64), ==, 0);
+	/* more than busy all the time counts as busy all the time */
+	ASSERT_UINT(cfsbw_sim__idle_scan_depth(UINT64_C(1) << 40, 64), ==, 0);
+	unsigned last = 64;
+	for (uint64_t x = 0; x <= 1024; x++) { /* never more with more use */
+		unsigned d = cfsbw_sim__idle_scan_depth(64 * x, 64);
+		ASSERT_UINT(d, <=, last);
+		last = d;
+	}
+
+	for (unsigned util = 0; util < 2; util++) {
+		char text[96];
+		snprintf(text, sizeof text, "cpus 128\nwake_scan %s\n"
+			 "task / busy\n", util ? "util" : "all");
+		struct cfsbw_sim_scenario sc;
+		struct cfsbw_sim_error err;
+		struct cfsbw_sim *s = NULL;
+		cfsbw_sim_scenario_init(&sc);
+		ASSERT_INT(cfsbw_sim_scenario_parse(&sc, text, &err), ==, 0);
+		ASSERT_INT(cfsbw_sim_create(&sc, &s, &err), ==, 0);
+		ASSERT_TRUE((s->idle_scan != NULL) == (util == 1));
+		struct sim_task *t = &s->tasks[0];
+		t->cpu = 5;
+		t->recent_cpu = 5;
+		/* its CPU idle: there */
+		ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 5);
+		mark_busy(s, 5);
+		mark_busy(s, 6);
+		/* CPUs 7.. idle; the domain is 0..63 */
+		if (!util) {
+			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 7);
+		} else {
+			ASSERT_UINT(s->idle_scan[0], ==, 64); /* before a pass */
+			s->idle_scan[0] = 0; /* a busy domain */
+			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 5);
+			s->idle_scan[0] = 1; /* looks at 6 only */
+			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 5);
+			s->idle_scan[0] = 2; /* 6, then 7 */
+			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 7);
+			/* the CPU it last woke from, idle: there first */
+			s->idle_scan[0] = 0;
+			t->recent_cpu = 40;
+			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 40);
+			ASSERT_UINT(t->recent_cpu, ==, 5); /* now its prev */
+			/* not in its domain: not taken */
+			t->recent_cpu = 100;
+			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 5);
+			/* the scan wraps round its domain, not beyond */
+			t->cpu = 63;
+			t->recent_cpu = 63;
+			mark_busy(s, 63);
+			s->idle_scan[0] = 1;
+			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 0);
+		}
+		cfsbw_sim_free(s);
+		cfsbw_sim_scenario_free(&sc);
+	}
+}
+
 /*
  * balance_load pelt (pelt.c): an average keeps y^n of its distance to its
  * input after n periods of 1024 us, y^32 = 1/2, as Linux's PELT: from 0
@@ -591,4 +678,5 @@ TEST_MAIN(TEST_ENTRY(latency_percentiles_are_the_sorted_ranks)
 	  TEST_ENTRY(requests_arrive_the_same_whatever_the_limit)
 	  TEST_ENTRY(eevdf_queue_matches_the_plain_sums)
 	  TEST_ENTRY(a_pick_keeps_the_shared_part_of_the_running_path)
+	  TEST_ENTRY(a_busy_domain_cuts_the_wake_up_search_short)
 	  TEST_ENTRY(pelt_average_decays_by_half_every_32_periods))

@@ -115,6 +115,23 @@ TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
 			 sizeof out),
 		   ==, 2);
 	ASSERT_HAS(out, "--balance-load 'mean': expected instant or pelt");
+	/* and the wake-up's search as Linux 6.0 on cuts it (one task: it
+	 * always finds its CPU idle), the same answer; named in both */
+	ASSERT_INT(cfsbw("plan " MIXIN " --wake-scan util", false, out,
+			 sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "scheduler cfs, wake scan util, as long as");
+	ASSERT_HAS(out, "smallest quota: 30.000 ms per 100.000 ms (0.300 CPU, "
+			"300m)");
+	ASSERT_INT(cfsbw("plan " MIXIN " --wake-scan util --json", false, out,
+			 sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "\"balance_load\": \"instant\", \"wake_scan\": "
+			"\"util\"");
+	ASSERT_INT(cfsbw("plan " MIXIN " --wake-scan any", true, out,
+			 sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "--wake-scan 'any': expected all or util");
 }
 
 /* The row of value v in a sweep's table: its numbers after the value. */

@@ -103,7 +103,8 @@ TEST(machine_directive_errors, "section-7")
 	ASSERT_ERROR("cpus 4\nfrobnicate 3\n", 2, "'frobnicate'");
 	/* the error lists every directive, the last included (it was cut
 	 * short at 128 bytes once the list outgrew them) */
-	ASSERT_ERROR("frobnicate 3\n", 1, "balance_load, sysctl, group, task)");
+	ASSERT_ERROR("frobnicate 3\n", 1,
+		     "balance_load, wake_scan, sysctl, group, task)");
 	ASSERT_ERROR("cpus 0\n", 1, "'0'");
 	ASSERT_ERROR("cpus 4097\n", 1, "'4097'");
 	ASSERT_ERROR("cpus four\n", 1, "'four'");
@@ -354,6 +355,13 @@ TEST(command_exits_2_naming_file_and_line, "section-7")
 		   ==, 2);
 	ASSERT_TRUE(strstr(out, ":2: balance_load 'PELT': instant or pelt") !=
 		    NULL);
+	ASSERT_INT(run_cli("cpus 2\n", "--wake-scan some", out, sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, "--wake-scan 'some': expected all or util") !=
+		    NULL);
+	ASSERT_INT(run_cli("cpus 2\nwake_scan UTIL\n", "", out, sizeof out),
+		   ==, 2);
+	ASSERT_TRUE(strstr(out, ":2: wake_scan 'UTIL': all or util") != NULL);
 	ASSERT_INT(run_cli("cpus 1\n", "--duration 5", out, sizeof out), ==, 2);
 	ASSERT_INT(run_cli("cpus 1\n", "--frob", out, sizeof out), ==, 2);
 	ASSERT_INT(run_cli("cpus 1\nduration 1s\ntask / busy\n", "--json", out,
@@ -465,6 +473,13 @@ TEST(hostile_scenarios_are_refused_naming_the_line, "section-7 issue-16")
 		     "balance_load");
 	ASSERT_INT(load("balance_load instant\n", &e), ==, 0);
 	ASSERT_INT(load("balance_load pelt\n", &e), ==, 0);
+	/* where a woken task looks for an idle CPU: all or util, once */
+	ASSERT_ERROR("wake_scan sis\n", 1, "wake_scan 'sis': all or util");
+	ASSERT_ERROR("wake_scan\n", 1, "wake_scan");
+	ASSERT_ERROR("cpus 2\nwake_scan util\nwake_scan all\n", 3,
+		     "wake_scan");
+	ASSERT_INT(load("wake_scan all\n", &e), ==, 0);
+	ASSERT_INT(load("wake_scan util\n", &e), ==, 0);
 	/* 18446744073710/s wrapped to 0.45/s and was accepted */
 	ASSERT_ERROR("task / requests rate=18446744073710/s service=1ms\n", 1,
 		     "to 1000000000/s");

@@ -33,7 +33,7 @@ static const char usage[] =
 	"                  [--period D] [--burst D] [--throttled PCT] [--p99 D]\n"
 	"                  [--seeds N]\n"
 	"                  [--policy P] [--scheduler S] [--balance-load L]\n"
-	"                  [--cpus N] [--hz N]\n"
+	"                  [--wake-scan W] [--cpus N] [--hz N]\n"
 	"                  [--duration D] [--set [G:]FILE=VALUE]... [--json]\n"
 	"\n"
 	"Find, in the simulator, the smallest quota for group G that keeps its\n"
@@ -57,6 +57,7 @@ static const char usage[] =
 	"  --scheduler S      cfs (default) or eevdf (Linux 6.6 and later),\n"
 	"                     as `cfsbw sim --scheduler`\n"
 	"  --balance-load L   instant (default) or pelt, as `cfsbw sim`\n"
+	"  --wake-scan W      all (default) or util, as `cfsbw sim`\n"
 	"  --json             the same answers as one JSON object\n"
 	"\n"
 	"Exit status: 0 found, 3 no quota up to all CPUs meets the target,\n"
@@ -388,13 +389,15 @@ static int print_json(const struct plan *p,
 	int64_t burst_ns =
 		p->burst_us[0] ? strtoll(p->burst_us, NULL, 10) * 1000 : 0;
 	printf("{\"group\": \"%s\", \"policy\": \"%s\", \"scheduler\": "
-	       "\"%s\", \"balance_load\": \"%s\", \"cpus\": %u, "
+	       "\"%s\", \"balance_load\": \"%s\", \"wake_scan\": \"%s\", "
+	       "\"cpus\": %u, "
 	       "\"period_ns\": %" PRId64
 	       ", \"burst_ns\": %" PRId64 ", \"quota_per_cpu\": %s, "
 	       "\"seeds\": [",
 	       p->group, cfsbw_policy_name(sc->policy),
 	       cfsbw_sim_scheduler_name(sc->scheduler),
-	       cfsbw_sim_balance_load_name(sc->balance_load), sc->nr_cpus,
+	       cfsbw_sim_balance_load_name(sc->balance_load),
+	       cfsbw_sim_wake_scan_name(sc->wake_scan), sc->nr_cpus,
 	       p->period_ns, burst_ns, p->per_cpu ? "true" : "false");
 	for (unsigned k = 0; k < p->seeds; k++)
 		printf("%s%s", k ? ", " : "", p->seed_text[k]);
@@ -503,6 +506,8 @@ int cli_plan_main(int argc, char **argv)
 			p.o.scheduler = v;
 		} else if (!strcmp(a, "--balance-load")) {
 			p.o.balance_load = v;
+		} else if (!strcmp(a, "--wake-scan")) {
+			p.o.wake_scan = v;
 		} else if (!strcmp(a, "--cpus")) {
 			p.o.cpus = v;
 		} else if (!strcmp(a, "--hz")) {
@@ -596,12 +601,13 @@ int cli_plan_main(int argc, char **argv)
 	char a[32];
 	if (p.json)
 		goto search;
-	printf("plan for %s: %u CPUs, policy %s, scheduler %s%s, %s, period "
+	printf("plan for %s: %u CPUs, policy %s, scheduler %s%s%s, %s, period "
 	       "%s ms, burst %s; ",
 	       p.group, sc.nr_cpus, cfsbw_policy_name(sc.policy),
 	       cfsbw_sim_scheduler_name(sc.scheduler),
 	       sc.balance_load == CFSBW_SIM_LOAD_PELT ? ", balance load pelt"
 						      : "",
+	       sc.wake_scan == CFSBW_SIM_WAKE_UTIL ? ", wake scan util" : "",
 	       p.o.replay ? "replay until the trace ends" : "as long as the "
 							    "scenario says",
 	       ms(a, sizeof a, p.period_ns), burst ? burst : "0");

@@ -21,7 +21,7 @@
 static const char usage[] =
 	"usage: cfsbw sim FILE | --replay TRACE [--json] [--timeline FILE.csv]\n"
 	"                 [--policy P] [--scheduler S] [--balance-load L]\n"
-	"                 [--seed N] [--duration D] [--cpus N] [--hz N]\n"
+	"                 [--wake-scan W] [--seed N] [--duration D] [--cpus N] [--hz N]\n"
 	"                 [--set [GROUP:]FILE=VALUE]...\n"
 	"                 [--sweep [GROUP:]FILE=FROM:TO:STEP|V1,V2,...]\n"
 	"                 [--svg FILE.svg]\n"
@@ -55,6 +55,9 @@ static const char usage[] =
 	"                     and later; overrides the file)\n"
 	"  --balance-load L   instant (the weight queued at each balancing\n"
 	"                     pass, default) | pelt (Linux's decayed average)\n"
+	"  --wake-scan W      all (a woken task takes any idle CPU, default) |\n"
+	"                     util (Linux 6.0 on: less of a search the busier\n"
+	"                     the CPUs)\n"
 	"  --seed N           the random seed (overrides the file)\n"
 	"  --duration D       simulated time, e.g. 10s, 500ms (overrides the file)\n"
 	"  --cpus N, --hz N   the machine (override the file; --replay: this\n"
@@ -70,6 +73,7 @@ static const char usage[] =
 	"  policy v4               # v4 | upstream | hardlimits\n"
 	"  scheduler eevdf         # cfs (default) | eevdf: Linux 6.6 on\n"
 	"  balance_load pelt       # instant (default) | pelt: averaged\n"
+	"  wake_scan util          # all (default) | util: Linux 6.0 on\n"
 	"  sysctl sched_cfs_bandwidth_slice_us 10000\n"
 	"  group /web cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000\n"
 	"  task /web busy count=4\n"
@@ -183,6 +187,7 @@ static int parse_args(int argc, char **argv, struct sim_cmdline *c)
 		{"--svg", &svg},	   {"--policy", &o.policy},
 		{"--scheduler", &o.scheduler},
 		{"--balance-load", &o.balance_load},
+		{"--wake-scan", &o.wake_scan},
 		{"--seed", &o.seed},	   {"--duration", &o.duration},
 		{"--cpus", &o.cpus},	   {"--hz", &o.hz},
 		{"--max-memory", &o.max_memory}, {"--wakeups", &o.wakeups},

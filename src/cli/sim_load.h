@@ -27,8 +27,8 @@ struct cli_sim_opts {
 	const char *file;    /* the scenario, or the trace with replay */
 	bool replay;         /* --replay TRACE: one group /app, until done */
 	const char *wakeups; /* --wakeups progress|recorded, with --replay */
-	const char *policy, *scheduler, *balance_load, *seed, *duration, *cpus,
-		*hz;
+	const char *policy, *scheduler, *balance_load, *wake_scan, *seed,
+		*duration, *cpus, *hz;
 	const char *max_memory;
 	struct cli_set sets[CLI_MAX_SETS];
 	size_t nr_sets;

@@ -78,11 +78,9 @@ static bool pull_task(struct cfsbw_sim *s, unsigned src, unsigned dst,
 
 /*
  * A CPU about to idle pulls from the busiest CPU of its domain (newidle
- * balance).  A domain is SIM_DOMAIN_CPUS neighbouring CPUs, like the
- * cache-sharing domains Linux balances first: the cost of going idle stays
+ * balance; SIM_DOMAIN_CPUS, sim_int.h): the cost of going idle stays
  * bounded on 4096 CPUs; the periodic pass covers the whole machine.
  */
-#define SIM_DOMAIN_CPUS 64u
 
 bool cfsbw_sim__balance_newidle(struct cfsbw_sim *s, unsigned dst)
 {
@@ -250,9 +248,46 @@ static void balance_pass_done(struct cfsbw_sim *s, bool busy_pass)
  * candidates cache hot, throttled or too heavy) counts a failure; one
  * that takes a task or is in balance starts again from none.
  */
+/*
+ * SIS_UTIL (Linux's update_idle_cpu_scan): of a domain of span CPUs whose
+ * utilisations add up to sum_util, the CPUs a waking task may look at for
+ * an idle one: span * (1 - (x * 117 / 100)^2), x the CPUs' average
+ * utilisation out of 1024, rounded down as the kernel's integers do: none
+ * near x = 1024 * 100 / 117 (85%), where a domain is overloaded
+ * (imbalance_pct; on 64 CPUs from x = 869), and on 2 CPUs from x = 620
+ * (61%).
+ */
+unsigned cfsbw_sim__idle_scan_depth(uint64_t sum_util, unsigned span)
+{
+	const uint64_t pct = 117; /* the domain's imbalance_pct */
+	uint64_t x = sum_util / span;
+	if (x > NICE_0_LOAD)
+		x = NICE_0_LOAD; /* a CPU is at most busy all the time */
+	uint64_t tmp = x * x * pct * pct / (10000 * NICE_0_LOAD);
+	if (tmp > NICE_0_LOAD)
+		tmp = NICE_0_LOAD;
+	return (unsigned)((NICE_0_LOAD - tmp) * span / NICE_0_LOAD);
+}
+
+/* wake_scan util: each domain's scan depth from its utilisation now, as
+ * the kernel's periodic balancing of a cache domain leaves it. */
+static void update_idle_scan(struct cfsbw_sim *s)
+{
+	for (unsigned d = 0; d * SIM_DOMAIN_CPUS < s->nr_cpus; d++) {
+		unsigned first = d * SIM_DOMAIN_CPUS;
+		unsigned span = cfsbw_sim__domain_span(s, d);
+		uint64_t sum = 0;
+		for (unsigned c = first; c < first + span; c++)
+			sum += cfsbw_sim__pelt_cpu_util(s, c);
+		s->idle_scan[d] = cfsbw_sim__idle_scan_depth(sum, span);
+	}
+}
+
 void cfsbw_sim__balance(struct cfsbw_sim *s)
 {
 	unsigned n = s->nr_cpus;
+	if (s->idle_scan)
+		update_idle_scan(s);
 	bool busy_pass = ++s->balance_passes % BUSY_FACTOR == 0;
 	if (!busy_pass && s->nr_idle == 0)
 		return; /* no CPU to take a task: no pass */

@@ -36,6 +36,8 @@ static void cpu_set_idle(struct cfsbw_sim *s, unsigned c, bool idle)
 	struct sim_cpu *cpu = &s->cpus[c];
 	if (cpu->idle == idle)
 		return;
+	if (s->cpu_util) /* its utilisation up to now, at the old state */
+		cfsbw_sim__pelt_cpu_util(s, c);
 	cpu->idle = idle;
 	if (!idle)
 		cpu->busy_since = s->now;
@@ -435,12 +437,41 @@ void cfsbw_sim__resched_cpus(struct cfsbw_sim *s)
 
 /* ---- sleep and wake-up -------------------------------------------------- */
 
-/* Its previous CPU if idle, else the first idle CPU after it, else prev. */
-static unsigned select_cpu(const struct cfsbw_sim *s, const struct sim_task *t)
+/*
+ * wake_scan util, Linux's select_idle_sibling since 6.0, t's previous CPU
+ * busy: the CPU it was on when it last got here (recent_used_cpu) if idle
+ * and in its domain, else the next CPUs of its domain in order, as many
+ * as the domain's utilisation at the last balancing pass allows
+ * (SIS_UTIL: none from 85% busy, on 2 CPUs from 61%), else prev.
+ * A busy machine leaves a woken task on its busy CPU beside an idle one
+ * until balancing moves something there (docs/sim.md, "Fidelity").
+ */
+static unsigned select_cpu_util(struct cfsbw_sim *s, struct sim_task *t)
+{
+	unsigned prev = t->cpu, recent = t->recent_cpu;
+	unsigned d = prev / SIM_DOMAIN_CPUS, first = d * SIM_DOMAIN_CPUS;
+	unsigned span = cfsbw_sim__domain_span(s, d);
+	t->recent_cpu = prev;
+	if (recent != prev && recent - first < span && s->cpus[recent].idle)
+		return recent;
+	unsigned nr = s->idle_scan[d];
+	for (unsigned k = 1; k <= span && nr > 0; k++, nr--) {
+		unsigned c = first + (prev - first + k) % span;
+		if (s->cpus[c].idle)
+			return c;
+	}
+	return prev;
+}
+
+/* Its previous CPU if idle, else (wake_scan all) the first idle CPU after
+ * it, else prev. */
+unsigned cfsbw_sim__select_cpu(struct cfsbw_sim *s, struct sim_task *t)
 {
 	unsigned prev = t->cpu, n = s->nr_cpus;
 	if (s->cpus[prev].idle || s->nr_idle == 0)
 		return prev;
+	if (s->idle_scan)
+		return select_cpu_util(s, t);
 	unsigned words = (n + 63) / 64;
 	unsigned start = (prev + 1) % n;
 	for (unsigned k = 0; k <= words; k++) {
@@ -457,7 +488,7 @@ static unsigned select_cpu(const struct cfsbw_sim *s, const struct sim_task *t)
 void cfsbw_sim__task_wake(struct cfsbw_sim *s, struct sim_task *t)
 {
 	SIM_BUG_ON(t->runnable || t->exited);
-	unsigned prev = t->cpu, c = select_cpu(s, t);
+	unsigned prev = t->cpu, c = cfsbw_sim__select_cpu(s, t);
 	if (c != prev) {
 		if (s->cpu_pelt) /* its average goes with it */
 			cfsbw_sim__pelt_task_moves(s, t, prev, c);

@@ -1,6 +1,7 @@
 /*
  * pelt.c - averaged load for load balancing (`balance_load pelt`): Linux's
- * per-entity load tracking, as the balancer reads it.
+ * per-entity load tracking, as the balancer reads it; and each CPU's
+ * averaged busy time, its utilisation, for `wake_scan util`.
  *
  * Linux balances CPUs by a decayed average of their load, not by the
  * weight queued at the instant of the pass: every 1024 us period the
@@ -85,6 +86,18 @@ void cfsbw_sim__pelt_root_changing(const struct cfsbw_sim *s,
 				   const struct sim_cfs_rq *q)
 {
 	cpu_avg_now(s, (unsigned)(q->owner - s->groups[0]->pc));
+}
+
+/* wake_scan util: CPU c's utilisation, the average of its busy time
+ * (1024 while it runs a task, 0 idle: Linux's util_avg, summed over the
+ * tasks on it, adds up to the same over a domain, which is what it is
+ * read for), brought up to now; cpu_set_idle advances it before each
+ * change. */
+uint64_t cfsbw_sim__pelt_cpu_util(const struct cfsbw_sim *s, unsigned c)
+{
+	struct sim_pelt *p = &s->cpu_util[c];
+	cfsbw_sim__pelt_advance(p, s->now, s->cpus[c].idle ? 0 : NICE_0_LOAD);
+	return p->avg >> SIM_PELT_SHIFT;
 }
 
 /* A task's average starts at its first enqueue or first move, whichever

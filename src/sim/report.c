@@ -88,6 +88,7 @@ void cfsbw_sim_totals(const struct cfsbw_sim *s, struct cfsbw_sim_totals *out)
 	out->policy = cfsbw_tree_policy(s->tree);
 	out->scheduler = s->sc->scheduler;
 	out->balance_load = s->sc->balance_load;
+	out->wake_scan = s->sc->wake_scan;
 	out->slice_ns = cfsbw_tree_slice_ns(s->tree);
 	out->events = s->events;
 	out->switches = s->switches;
@@ -159,12 +160,13 @@ void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 	cfsbw_sim_totals(s, &tot);
 
 	fprintf(f, "scenario %s: %u CPUs, HZ %u, %s s simulated, policy %s, "
-		   "scheduler %s%s, slice %" PRId64 " us, seed %" PRIu64 "\n",
+		   "scheduler %s%s%s, slice %" PRId64 " us, seed %" PRIu64 "\n",
 		name, tot.nr_cpus, tot.hz, fmt_sec(a, sizeof a, tot.duration_ns),
 		cfsbw_policy_name(tot.policy),
 		cfsbw_sim_scheduler_name(tot.scheduler),
 		tot.balance_load == CFSBW_SIM_LOAD_PELT ? ", balance load pelt"
 							: "",
+		tot.wake_scan == CFSBW_SIM_WAKE_UTIL ? ", wake scan util" : "",
 		tot.slice_ns / 1000, tot.seed);
 	fprintf(f,
 		"  %" PRIu64 " events, %" PRIu64 " context switches, %" PRIu64
@@ -281,11 +283,12 @@ void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name, FILE *f)
 	fprintf(f, ", \"cpus\": %u, \"hz\": %u, \"duration_ns\": %" PRId64
 		   ", \"seed\": %" PRIu64 ", \"policy\": \"%s\", "
 		   "\"scheduler\": \"%s\", \"balance_load\": \"%s\", "
-		   "\"slice_us\": %" PRId64 "},\n",
+		   "\"wake_scan\": \"%s\", \"slice_us\": %" PRId64 "},\n",
 		tot.nr_cpus, tot.hz, tot.duration_ns, tot.seed,
 		cfsbw_policy_name(tot.policy),
 		cfsbw_sim_scheduler_name(tot.scheduler),
 		cfsbw_sim_balance_load_name(tot.balance_load),
+		cfsbw_sim_wake_scan_name(tot.wake_scan),
 		tot.slice_ns / 1000);
 
 	fputs(" \"groups\": {", f);

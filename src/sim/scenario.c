@@ -63,6 +63,22 @@ const char *cfsbw_sim_balance_load_name(enum cfsbw_sim_balance_load load)
 	return load == CFSBW_SIM_LOAD_PELT ? "pelt" : "instant";
 }
 
+int cfsbw_sim_wake_scan_parse(const char *name, enum cfsbw_sim_wake_scan *out)
+{
+	if (!strcmp(name, "all"))
+		*out = CFSBW_SIM_WAKE_ALL;
+	else if (!strcmp(name, "util"))
+		*out = CFSBW_SIM_WAKE_UTIL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *cfsbw_sim_wake_scan_name(enum cfsbw_sim_wake_scan scan)
+{
+	return scan == CFSBW_SIM_WAKE_UTIL ? "util" : "all";
+}
+
 void cfsbw_sim_scenario_free(struct cfsbw_sim_scenario *sc)
 {
 	for (size_t i = 0; i < sc->nr_sysctls; i++) {

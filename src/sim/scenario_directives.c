@@ -32,7 +32,7 @@ typedef int setting_reader(struct scenario_parse *ps,
 
 static line_reader read_sysctl, read_group, read_task;
 static setting_reader read_uint, read_duration, read_policy, read_scheduler,
-	read_balance_load;
+	read_balance_load, read_wake_scan;
 
 /* Where a setting's value goes in struct cfsbw_sim_scenario. */
 #define SETTING(field)                                                         \
@@ -83,6 +83,8 @@ static const struct directive {
 	 .valid = "a duration with a unit (ns, us, ms, s), from 1us to 1s"},
 	{.name = "balance_load", .read_value = read_balance_load,
 	 SETTING(balance_load), .valid = "instant or pelt"},
+	{.name = "wake_scan", .read_value = read_wake_scan,
+	 SETTING(wake_scan), .valid = "all or util"},
 	{.name = "sysctl", .read_line = read_sysctl},
 	{.name = "group", .read_line = read_group},
 	{.name = "task", .read_line = read_task},
@@ -294,6 +296,14 @@ static int read_balance_load(struct scenario_parse *ps,
 			     const struct directive *d, const char *v)
 {
 	if (cfsbw_sim_balance_load_parse(v, setting_field(ps, d)))
+		return fail(ps, "%s '%s': %s", d->name, v, d->valid);
+	return 0;
+}
+
+static int read_wake_scan(struct scenario_parse *ps, const struct directive *d,
+			  const char *v)
+{
+	if (cfsbw_sim_wake_scan_parse(v, setting_field(ps, d)))
 		return fail(ps, "%s '%s': %s", d->name, v, d->valid);
 	return 0;
 }

@@ -284,6 +284,7 @@ static int setup_tasks(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 			t->spec = ts;
 			/* fork balancing: spread in creation order */
 			t->cpu = (unsigned)(k % s->nr_cpus);
+			t->recent_cpu = t->cpu;
 			t->state = SIM_TS_SLEEPING;
 			t->last_ran_ns = INT64_MIN; /* never ran: cold */
 			t->se.weight = NICE_0_LOAD;
@@ -417,6 +418,17 @@ int cfsbw_sim_create(const struct cfsbw_sim_scenario *sc,
 	if (sc->balance_load == CFSBW_SIM_LOAD_PELT &&
 	    !(s->cpu_pelt = cfsbw_sim__zalloc(s, n, sizeof(*s->cpu_pelt))))
 		goto fail;
+	if (sc->wake_scan == CFSBW_SIM_WAKE_UTIL) {
+		unsigned domains = (n + SIM_DOMAIN_CPUS - 1) / SIM_DOMAIN_CPUS;
+		s->cpu_util = cfsbw_sim__zalloc(s, n, sizeof(*s->cpu_util));
+		s->idle_scan =
+			cfsbw_sim__zalloc(s, domains, sizeof(*s->idle_scan));
+		if (!s->cpu_util || !s->idle_scan)
+			goto fail;
+		/* until the first pass: the whole domain, as Linux starts */
+		for (unsigned d = 0; d < domains; d++)
+			s->idle_scan[d] = cfsbw_sim__domain_span(s, d);
+	}
 	for (unsigned c = 0; c < n; c++)
 		cfsbw_sim__cpu_init(s, c);
 	if ((rc = setup_groups(s, err)))
@@ -471,6 +483,8 @@ void cfsbw_sim_free(struct cfsbw_sim *s)
 	cfsbw_sim__free(s, s->balance_failed);
 	cfsbw_sim__free(s, s->balance_failed_pass);
 	cfsbw_sim__free(s, s->cpu_pelt);
+	cfsbw_sim__free(s, s->cpu_util);
+	cfsbw_sim__free(s, s->idle_scan);
 	cfsbw_sim__free(s, s->ev_nodes);
 	cfsbw_sim__free(s, s);
 }

@@ -203,6 +203,11 @@ struct ph_node {
 	struct ph_node *child, *next, *prev;
 };
 
+/* A domain: SIM_DOMAIN_CPUS neighbouring CPUs, like the cache-sharing
+ * domains Linux balances first and where a waking task looks for an
+ * idle CPU (balance.c, machine.c). */
+#define SIM_DOMAIN_CPUS 64u
+
 /*
  * A scheduling entity: one per task, one per group per CPU (the root group
  * has none: its queue is the CPU's).  What the walk up from a running task
@@ -509,6 +514,10 @@ struct sim_task {
 	/* balance_load pelt (pelt.c): how runnable it has been, 1024 the
 	 * whole time */
 	struct sim_pelt pelt;
+	/* wake_scan util (machine.c): its previous CPU when it last woke to
+	 * a busy one, at first the CPU it starts on (Linux's
+	 * recent_used_cpu) */
+	unsigned recent_cpu;
 	/* 256: its own draws, streams 2k and 2k + 1 of the seed for the k-th
 	 * task (workload_init): requests' arrivals and service times
 	 * (requests.c); a duty task's random phase from the first.  One
@@ -637,6 +646,12 @@ struct cfsbw_sim {
 	/* balance_load pelt (pelt.c): each CPU's averaged load; NULL: the
 	 * balancer reads the weight queued now */
 	struct sim_pelt *cpu_pelt;
+	/* wake_scan util (machine.c, balance.c): each CPU's busy time,
+	 * averaged as PELT averages (its utilisation), and per domain the
+	 * CPUs a waking task may look at for an idle one, from the domain's
+	 * utilisation at the last balancing pass; NULL: every CPU */
+	struct sim_pelt *cpu_util;
+	unsigned *idle_scan;
 	uint32_t next_entity_id;
 	cfsbw_sim_timeline_fn *timeline;
 	void *timeline_ctx;
@@ -742,6 +757,22 @@ static inline void cfsbw_sim__pelt_load_changing(const struct cfsbw_sim *s,
 	if (s->cpu_pelt && q->owner->group == s->groups[0])
 		cfsbw_sim__pelt_root_changing(s, q);
 }
+
+/* wake_scan util: CPU c's utilisation now (pelt.c: its busy time
+ * averaged), the CPUs of domain d, and how many of them a waking task
+ * may look at when its domain's utilisation adds up to sum_util
+ * (balance.c, Linux's SIS_UTIL). */
+uint64_t cfsbw_sim__pelt_cpu_util(const struct cfsbw_sim *s, unsigned c);
+static inline unsigned cfsbw_sim__domain_span(const struct cfsbw_sim *s,
+					      unsigned d)
+{
+	unsigned first = d * SIM_DOMAIN_CPUS;
+	return s->nr_cpus - first < SIM_DOMAIN_CPUS ? s->nr_cpus - first
+						    : SIM_DOMAIN_CPUS;
+}
+unsigned cfsbw_sim__idle_scan_depth(uint64_t sum_util, unsigned span);
+/* The CPU a waking task t goes to (machine.c; the tests call it). */
+unsigned cfsbw_sim__select_cpu(struct cfsbw_sim *s, struct sim_task *t);
 
 /* machine.c, for workload.c */
 void cfsbw_sim__task_set_state(struct cfsbw_sim *s, struct sim_task *t,
