@@ -561,8 +561,8 @@ TEST(pelt_balances_by_the_average_not_the_instant, "section-7 issue-14")
  * short the duty tasks move at least a quarter less often (they stay on
  * their busy CPU), and the busy task, which they then preempt, waits
  * 0.15 s longer in 3 s; seeds 1 to 3, each.  Measured when written:
- * migrations 118, 123, 102 under all, 38, 62, 42 under util; the busy
- * task's wait 1.12, 1.01, 1.08 s against 1.47, 1.33, 1.32 s.
+ * migrations 118, 123, 102 under all, 11, 23, 32 under util; the busy
+ * task's wait 1.12, 1.01, 1.08 s against 1.51, 1.48, 1.42 s.
  */
 TEST(a_busy_machine_leaves_a_woken_task_on_its_cpu, "section-7 issue-14")
 {

@@ -595,6 +595,16 @@ TEST(a_busy_domain_cuts_the_wake_up_search_short, "section-7 issue-14")
 			mark_busy(s, 63);
 			s->idle_scan[0] = 1;
 			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 0);
+			/* every CPU busy: it stays, and its recent CPU becomes
+			 * the one it stays on all the same */
+			for (unsigned c = 0; c < 128; c++)
+				if (s->cpus[c].idle)
+					mark_busy(s, c);
+			ASSERT_UINT(s->nr_idle, ==, 0);
+			t->cpu = 5;
+			t->recent_cpu = 40;
+			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 5);
+			ASSERT_UINT(t->recent_cpu, ==, 5);
 		}
 		cfsbw_sim_free(s);
 		cfsbw_sim_scenario_free(&sc);

@@ -451,7 +451,9 @@ static unsigned select_cpu_util(struct cfsbw_sim *s, struct sim_task *t)
 	unsigned prev = t->cpu, recent = t->recent_cpu;
 	unsigned d = prev / SIM_DOMAIN_CPUS, first = d * SIM_DOMAIN_CPUS;
 	unsigned span = cfsbw_sim__domain_span(s, d);
-	t->recent_cpu = prev;
+	t->recent_cpu = prev; /* whether or not any CPU is idle */
+	if (s->nr_idle == 0)
+		return prev;
 	if (recent != prev && recent - first < span && s->cpus[recent].idle)
 		return recent;
 	unsigned nr = s->idle_scan[d];
@@ -468,10 +470,12 @@ static unsigned select_cpu_util(struct cfsbw_sim *s, struct sim_task *t)
 unsigned cfsbw_sim__select_cpu(struct cfsbw_sim *s, struct sim_task *t)
 {
 	unsigned prev = t->cpu, n = s->nr_cpus;
-	if (s->cpus[prev].idle || s->nr_idle == 0)
+	if (s->cpus[prev].idle)
 		return prev;
 	if (s->idle_scan)
 		return select_cpu_util(s, t);
+	if (s->nr_idle == 0)
+		return prev;
 	unsigned words = (n + 63) / 64;
 	unsigned start = (prev + 1) % n;
 	for (unsigned k = 0; k <= words; k++) {
