@@ -591,7 +591,8 @@ TEST(a_busy_machine_leaves_a_woken_task_on_its_cpu, "section-7 issue-14")
 			struct cfsbw_sim_totals t;
 			cfsbw_sim_totals(r.s, &t);
 			ASSERT_INT(t.wake_scan, ==,
-				   util ? CFSBW_SIM_WAKE_UTIL : CFSBW_SIM_WAKE_ALL);
+				   util ? CFSBW_SIM_WAKE_UTIL
+					: CFSBW_SIM_WAKE_ALL);
 			for (size_t i = 0; i < 12; i++) {
 				struct cfsbw_sim_line_result lr;
 				cfsbw_sim_line_result(r.s, i, &lr);
@@ -603,7 +604,8 @@ TEST(a_busy_machine_leaves_a_woken_task_on_its_cpu, "section-7 issue-14")
 			run_end(&r);
 		}
 		fprintf(stderr, "    seed %" PRIu64 ": duty migrations %" PRIu64
-			" all, %" PRIu64 " util; busy task waits %.3f s, %.3f s\n",
+			" all, %" PRIu64 " util; busy task waits %.3f s, "
+			"%.3f s\n",
 			seed, migrations[0], migrations[1],
 			(double)wait[0] / 1e9, (double)wait[1] / 1e9);
 		ASSERT_UINT(migrations[0], >=, 50); /* not vacuous */

@@ -491,9 +491,11 @@ TEST(a_pick_keeps_the_shared_part_of_the_running_path, "section-7")
 			ASSERT_INT(a->prev_sum_exec, ==, a_start);
 		else
 			ASSERT_INT(a->vlag, ==, a_vlag);
-		/* the task switched in starts its slice, the one out is queued */
+		/* the task switched in starts its slice, the one out is
+		 * queued */
 		if (k == 0)
-			ASSERT_INT(second->se.prev_sum_exec, ==, second->se.sum_exec);
+			ASSERT_INT(second->se.prev_sum_exec, ==,
+				   second->se.sum_exec);
 		ASSERT_TRUE(first->se.on_rq && a->my_q->curr == &second->se);
 		cfsbw_sim_free(s);
 		cfsbw_sim_scenario_free(&sc);
@@ -574,7 +576,8 @@ TEST(a_busy_domain_cuts_the_wake_up_search_short, "section-7 issue-14")
 		if (!util) {
 			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 7);
 		} else {
-			ASSERT_UINT(s->idle_scan[0], ==, 64); /* before a pass */
+			/* before a pass: the whole domain */
+			ASSERT_UINT(s->idle_scan[0], ==, 64);
 			s->idle_scan[0] = 0; /* a busy domain */
 			ASSERT_UINT(cfsbw_sim__select_cpu(s, t), ==, 5);
 			s->idle_scan[0] = 1; /* looks at 6 only */

@@ -218,7 +218,8 @@ static int apply_overrides(const struct cli_sim_opts *o,
 	    cfsbw_sim_balance_load_parse(o->balance_load, &sc->balance_load))
 		return bad_flag("--balance-load", o->balance_load,
 				"expected instant or pelt");
-	if (o->wake_scan && cfsbw_sim_wake_scan_parse(o->wake_scan, &sc->wake_scan))
+	if (o->wake_scan &&
+	    cfsbw_sim_wake_scan_parse(o->wake_scan, &sc->wake_scan))
 		return bad_flag("--wake-scan", o->wake_scan,
 				"expected all or util");
 	if (o->seed) {

@@ -238,17 +238,6 @@ static void balance_pass_done(struct cfsbw_sim *s, bool busy_pass)
 }
 
 /*
- * Periodic balancing, by load as Linux does: sort the CPUs by load, then
- * pair the most loaded with the least loaded and move one task per pair
- * while they are out of balance.  An idle CPU takes any queued task from
- * a CPU with two or more that can run (R9), at every pass; a busy one, at
- * one pass in BUSY_FACTOR, only a task that narrows the difference.  Keys
- * are (load, cpu), a total order, so any sort gives the same pairs.  A
- * destination that a pass finds out of balance and can give nothing (its
- * candidates cache hot, throttled or too heavy) counts a failure; one
- * that takes a task or is in balance starts again from none.
- */
-/*
  * SIS_UTIL (Linux's update_idle_cpu_scan): of a domain of span CPUs whose
  * utilisations add up to sum_util, the CPUs a waking task may look at for
  * an idle one: span * (1 - (x * 117 / 100)^2), x the CPUs' average
@@ -283,6 +272,17 @@ static void update_idle_scan(struct cfsbw_sim *s)
 	}
 }
 
+/*
+ * Periodic balancing, by load as Linux does: sort the CPUs by load, then
+ * pair the most loaded with the least loaded and move one task per pair
+ * while they are out of balance.  An idle CPU takes any queued task from
+ * a CPU with two or more that can run (R9), at every pass; a busy one, at
+ * one pass in BUSY_FACTOR, only a task that narrows the difference.  Keys
+ * are (load, cpu), a total order, so any sort gives the same pairs.  A
+ * destination that a pass finds out of balance and can give nothing (its
+ * candidates cache hot, throttled or too heavy) counts a failure; one
+ * that takes a task or is in balance starts again from none.
+ */
 void cfsbw_sim__balance(struct cfsbw_sim *s)
 {
 	unsigned n = s->nr_cpus;
