@@ -143,6 +143,34 @@ static const char *row(const char *table, const char *v)
 	return r ? r + 1 : "";
 }
 
+/*
+ * A sweep says which model it ran where that is not the default (the
+ * fair scheduler, the balancer's load, the wake-up's search), in its
+ * first line and in its JSON, which names all three always; the default's
+ * first line is as before.
+ */
+TEST(sweep_names_the_model_it_ran, "issue-14")
+{
+	ASSERT_INT(cfsbw("sim " MIXIN " --scheduler eevdf --wake-scan util "
+			 "--sweep /app:cpu.cfs_quota_us=20ms,40ms",
+			 false, out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, ", scheduler eevdf, wake scan util; latency added");
+	ASSERT_TRUE(strstr(out, "balance load") == NULL);
+	ASSERT_INT(cfsbw("sim " MIXIN " --balance-load pelt --json "
+			 "--sweep /app:cpu.cfs_quota_us=20ms",
+			 false, out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "\"scheduler\": \"cfs\", \"balance_load\": \"pelt\", "
+			"\"wake_scan\": \"all\"");
+	ASSERT_INT(cfsbw("sim " MIXIN " --sweep /app:cpu.cfs_quota_us=20ms",
+			 false, out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "sweep of /app cpu.cfs_quota_us: 1 value, ");
+	ASSERT_TRUE(strstr(out, "scheduler") == NULL);
+	ASSERT_TRUE(strstr(out, "wake scan") == NULL);
+}
+
 TEST(sweep_rows_in_value_order_and_deterministic, "issue-14")
 {
 	ASSERT_INT(cfsbw("sim " MIXIN " --sweep /app:cpu.cfs_quota_us="
@@ -782,6 +810,7 @@ TEST(sweep_shows_progress_on_a_terminal_only, "issue-14")
 
 TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(sweep_rows_in_value_order_and_deterministic)
+	  TEST_ENTRY(sweep_names_the_model_it_ran)
 	  TEST_ENTRY(sweep_and_set_bad_input_exit_2)
 	  TEST_ENTRY(sweep_and_plan_say_what_lines_they_leave_out)
 	  TEST_ENTRY(plan_target_says_what_it_compares)

@@ -407,10 +407,17 @@ void cli_json_point(const char *value, const struct cfsbw_sim_point *p,
 }
 
 /* --sweep --json: one object, the unlimited run and one per value. */
-static void print_json(const struct sweep *sw, const struct cfsbw_sim_point *pts)
+static void print_json(const struct sweep *sw,
+		       const struct cfsbw_sim_scenario *sc,
+		       const struct cfsbw_sim_point *pts)
 {
-	printf("{\"group\": \"%s\", \"file\": \"%s\", \"unlimited\":\n",
-	       sw->target.group, sw->target.file);
+	printf("{\"group\": \"%s\", \"file\": \"%s\", \"scheduler\": "
+	       "\"%s\", \"balance_load\": \"%s\", \"wake_scan\": \"%s\", "
+	       "\"unlimited\":\n",
+	       sw->target.group, sw->target.file,
+	       cfsbw_sim_scheduler_name(sc->scheduler),
+	       cfsbw_sim_balance_load_name(sc->balance_load),
+	       cfsbw_sim_wake_scan_name(sc->wake_scan));
 	cli_json_point("-1", &pts[0], &pts[0]);
 	printf(",\n \"lines_not_shown\": %zu",
 	       pts[0].nr_lines_all - pts[0].nr_lines);
@@ -530,15 +537,22 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 	}
 	status = cli_parallel(sw.n + 1, sweep_job, &sw, pts, "sim --sweep");
 	size_t workers = cli_parallel_workers(sw.n + 1);
+	/* the model, where it is not the default */
+	bool eevdf = sc.scheduler == CFSBW_SIM_SCHED_EEVDF;
+	bool pelt = sc.balance_load == CFSBW_SIM_LOAD_PELT;
+	bool util = sc.wake_scan == CFSBW_SIM_WAKE_UTIL;
 	if (!status && !json)
-		printf("sweep of %s %s: %zu value%s, %zu worker%s; latency "
-		       "added against the same runs with %s unlimited\n",
+		printf("sweep of %s %s: %zu value%s, %zu worker%s%s%s%s; "
+		       "latency added against the same runs with %s "
+		       "unlimited\n",
 		       sw.target.group, sw.target.file, sw.n,
 		       sw.n == 1 ? "" : "s", workers, workers == 1 ? "" : "s",
-		       sw.target.group);
+		       eevdf ? ", scheduler eevdf" : "",
+		       pelt ? ", balance load pelt" : "",
+		       util ? ", wake scan util" : "", sw.target.group);
 	if (!status) {
 		if (json) {
-			print_json(&sw, pts);
+			print_json(&sw, &sc, pts);
 		} else {
 			print_header(&sw, &pts[0]);
 			print_row("unlimited", &pts[0], &pts[0]);
