@@ -87,10 +87,8 @@ bool cfsbw_sim__balance_newidle(struct cfsbw_sim *s, unsigned dst)
 	if (s->nr_overloaded == 0)
 		return false;
 	unsigned best = UINT32_MAX, best_nr = 1;
-	unsigned first = dst - dst % SIM_DOMAIN_CPUS;
-	unsigned last = first + SIM_DOMAIN_CPUS < s->nr_cpus
-				? first + SIM_DOMAIN_CPUS
-				: s->nr_cpus;
+	unsigned d = dst / SIM_DOMAIN_CPUS, first = d * SIM_DOMAIN_CPUS;
+	unsigned last = first + cfsbw_sim__domain_span(s, d);
 	for (unsigned c = first; c < last; c++) {
 		if (c != dst && s->cpus[c].nr > best_nr) {
 			best = c;

@@ -382,10 +382,10 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 
 	if (prev) {
 		cfsbw_sim__cpu_update_curr(s, c);
+		prev->last_ran_ns = s->now;
 		/* Something to run: the running path stays where it is
 		 * picked again (cfs_switch_path) */
 		if (cfsbw_rq_nr_running(s->tree, c) > 0) {
-			prev->last_ran_ns = s->now;
 			struct sim_entity *se = cfsbw_sim__cfs_pick_from(s, rq);
 			struct sim_task *t = task_of(se);
 			if (t != prev) {
@@ -398,7 +398,6 @@ void cfsbw_sim__schedule_cpu(struct cfsbw_sim *s, unsigned c)
 		for (struct sim_entity *se = &prev->se; se; se = se->parent)
 			cfsbw_sim__cfs_put_entity(s, se->cfs_rq, se);
 		cpu->curr = NULL;
-		prev->last_ran_ns = s->now;
 		switched_out(s, c, prev);
 	}
 	for (;;) {

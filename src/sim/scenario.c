@@ -30,15 +30,19 @@ void cfsbw_sim_scenario_init(struct cfsbw_sim_scenario *sc)
 	sc->policy = CFSBW_POLICY_V4;
 }
 
+/* Which of a two-valued setting's names, the default first, name is:
+ * 0 or 1; -EINVAL for neither. */
+static int two_names(const char *name, const char *first, const char *second)
+{
+	return !strcmp(name, first) ? 0 : !strcmp(name, second) ? 1 : -EINVAL;
+}
+
 int cfsbw_sim_scheduler_parse(const char *name, enum cfsbw_sim_scheduler *out)
 {
-	if (!strcmp(name, "cfs"))
-		*out = CFSBW_SIM_SCHED_CFS;
-	else if (!strcmp(name, "eevdf"))
-		*out = CFSBW_SIM_SCHED_EEVDF;
-	else
-		return -EINVAL;
-	return 0;
+	int i = two_names(name, "cfs", "eevdf");
+	if (i >= 0)
+		*out = i ? CFSBW_SIM_SCHED_EEVDF : CFSBW_SIM_SCHED_CFS;
+	return i < 0 ? i : 0;
 }
 
 const char *cfsbw_sim_scheduler_name(enum cfsbw_sim_scheduler sched)
@@ -49,13 +53,10 @@ const char *cfsbw_sim_scheduler_name(enum cfsbw_sim_scheduler sched)
 int cfsbw_sim_balance_load_parse(const char *name,
 				 enum cfsbw_sim_balance_load *out)
 {
-	if (!strcmp(name, "instant"))
-		*out = CFSBW_SIM_LOAD_INSTANT;
-	else if (!strcmp(name, "pelt"))
-		*out = CFSBW_SIM_LOAD_PELT;
-	else
-		return -EINVAL;
-	return 0;
+	int i = two_names(name, "instant", "pelt");
+	if (i >= 0)
+		*out = i ? CFSBW_SIM_LOAD_PELT : CFSBW_SIM_LOAD_INSTANT;
+	return i < 0 ? i : 0;
 }
 
 const char *cfsbw_sim_balance_load_name(enum cfsbw_sim_balance_load load)
@@ -65,13 +66,10 @@ const char *cfsbw_sim_balance_load_name(enum cfsbw_sim_balance_load load)
 
 int cfsbw_sim_wake_scan_parse(const char *name, enum cfsbw_sim_wake_scan *out)
 {
-	if (!strcmp(name, "all"))
-		*out = CFSBW_SIM_WAKE_ALL;
-	else if (!strcmp(name, "util"))
-		*out = CFSBW_SIM_WAKE_UTIL;
-	else
-		return -EINVAL;
-	return 0;
+	int i = two_names(name, "all", "util");
+	if (i >= 0)
+		*out = i ? CFSBW_SIM_WAKE_UTIL : CFSBW_SIM_WAKE_ALL;
+	return i < 0 ? i : 0;
 }
 
 const char *cfsbw_sim_wake_scan_name(enum cfsbw_sim_wake_scan scan)
