@@ -4,6 +4,9 @@
 # temporary copy), replayed with no limit (its CPU against the recorded
 # CPU: within 2%), and replayed under a --cpus 0.5 limit (its time against
 # `cfsbw run --cpus 0.5 -- make -j2` of the same clean build: within 10%).
+# As root with a cgroup cpu controller, the same build under the kernel's
+# own limit too, so that what a limit costs the build in CPU (which a
+# recording made without one cannot carry) is measured beside cfsbw's.
 #
 # The wall-time comparison only means something on a machine with CPU to
 # spare: a build that waits for other work takes longer for reasons the
@@ -32,8 +35,10 @@ src=$(pwd)
 work=$(mktemp -d /tmp/cfsbw-replay-make-XXXXXX)
 kroot=/sys/fs/cgroup/cpu
 shield=""
+klim=""
 unshield() {
 	rm -rf "$work"
+	[ -z "$klim" ] || rmdir "$klim" 2>/dev/null || true
 	[ -n "$shield" ] || return 0
 	echo $$ > "$kroot/cgroup.procs"
 	rmdir "$shield" 2>/dev/null || true
@@ -142,4 +147,43 @@ awk -v k="$k" '
 sim_scaled=$(replay_ms "$work/scaled.trace" 250000)
 echo "   the replay with the limited build's CPU (x${k}): ${sim_scaled} ms: $(off \
 	"$sim_scaled" "$run_wall")"
+
+# The same build under the kernel's own limit, the setting cfsbw run gave
+# (250 ms per 500 ms), in a cgroup: v1's cpu inside the shield here, or
+# v2's cpu.max.  The limit's price in CPU is then measured beside cfsbw
+# run's, in the same minutes: if the kernel's build takes as much more
+# CPU than the recording, the replay's gap is the machine's and not
+# cfsbw run's.
+klim=""
+if [ -n "$shield" ]; then
+	klim=$shield/limited
+	mkdir "$klim"
+	echo 500000 > "$klim/cpu.cfs_period_us"
+	echo 250000 > "$klim/cpu.cfs_quota_us"
+elif [ "$(id -u)" = 0 ] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
+	klim=/sys/fs/cgroup/cfsbw-bench-replay-limited-$$
+	mkdir "$klim"
+	echo "250000 500000" > "$klim/cpu.max"
+fi
+if [ -n "$klim" ]; then
+	fresh_copy
+	t0=$(now_ns)
+	# the build's CPU: user + system of the subshell's reaped children
+	k_cpu=$(cd "$work/src" && {
+		sh -c 'echo $$ > "$1/cgroup.procs"; exec make -j2' sh "$klim" >/dev/null
+		times; } | awk 'NR == 2 {
+			split($1, u, "m"); split($2, y, "m")
+			printf "%d", ((u[1] * 60 + u[2]) + (y[1] * 60 + y[2])) * 1000 }')
+	t1=$(now_ns)
+	k_wall=$(( (t1 - t0) / 1000000 ))
+	k_thr=$(awk '$1 == "nr_throttled" { t = $2 } $1 == "nr_periods" { p = $2 }
+		END { printf "%d of %d", t, p }' "$klim/cpu.stat")
+	echo "   the kernel's limit (a cgroup, 250 ms per 500 ms): ${k_wall} ms, throttled in ${k_thr} periods,"
+	echo "     ${k_cpu} ms of CPU ($(off "$k_cpu" "$rec_cpu") against the trace; cfsbw run's build $(off "$run_cpu" "$k_cpu") against it)"
+	echo "   the replay against the kernel's limited build: $(off "$sim_wall" "$k_wall"); cfsbw run against it: $(off "$run_wall" "$k_wall")"
+	rmdir "$klim"
+	klim=""
+else
+	echo "   the kernel's limit: not run (needs root and cgroup v1 cpu or v2 cpu.max)"
+fi
 echo "   after: load $(cut -d' ' -f1-3 /proc/loadavg)"
