@@ -55,6 +55,15 @@ static int cfsbw(const char *args, bool with_err, char *buf, size_t size)
 
 static char out[65536], out2[65536];
 
+/* How many times what occurs in text. */
+static size_t count(const char *text, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
 TEST(plan_shows_the_mixin_case_and_the_fix, "issue-14")
 {
 	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
@@ -272,6 +281,36 @@ TEST(sweep_and_set_bad_input_exit_2, "issue-14")
 	ASSERT_HAS(out, "name the group (GROUP:FILE=...): the scenario has 5 "
 			"groups: /tenant, /tenant/web, /tenant/batch, "
 			"/tenant/batch/nightly, ...\n");
+	/* a value the core refuses, in a sweep: said once, for the first
+	 * value that fails, however many workers meet it (each value runs
+	 * in a worker of its own, and every later value fails too) */
+	ASSERT_INT(cfsbw("sim " MIXIN " --sweep cpu.cfs_quota_us=2ms,1us,"
+			 "2us,3ms,4ms,3us",
+			 true, out, sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "cfsbw sim: --sweep /app:cpu.cfs_quota_us=1: EINVAL");
+	ASSERT_INT(count(out, "EINVAL"), ==, 1);
+	ASSERT_INT(count(out, "\n"), ==, 1);
+	ASSERT_INT(cfsbw("sim " MIXIN " --sweep cpu.bogus=1:40:1", true, out,
+			 sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "--sweep /app:cpu.bogus=1: no file cpu.bogus");
+	ASSERT_INT(count(out, "\n"), ==, 1);
+	/* a picture that cannot be saved is said before any run, not after
+	 * all of them */
+	ASSERT_INT(cfsbw("sim " MIXIN " --svg /nonexistent-cfsbw-dir/x.svg",
+			 true, out, sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out, "cfsbw sim: --svg /nonexistent-cfsbw-dir/x.svg: cannot "
+			"write: No such file or directory\n");
+	ASSERT_INT(count(out, "\n"), ==, 1);
+	ASSERT_INT(cfsbw("sim " MIXIN " --svg /tmp --sweep "
+			 "cpu.cfs_quota_us=10ms:20ms:10ms",
+			 true, out, sizeof out),
+		   ==, 2);
+	ASSERT_HAS(out,
+		   "cfsbw sim: --svg /tmp: cannot write: Is a directory\n");
+	ASSERT_INT(count(out, "\n"), ==, 1);
 	/* a plan with no group to limit names the groups there are */
 	ASSERT_INT(cfsbw("plan scenarios/hierarchy.sim", true, out, sizeof out),
 		   ==, 2);
@@ -300,14 +339,6 @@ static int xmllint(const char *path)
 	char cmd[512];
 	snprintf(cmd, sizeof cmd, "xmllint --noout %s 2>&1", path);
 	return run_cmd(cmd, out2, sizeof out2);
-}
-
-static size_t count(const char *text, const char *what)
-{
-	size_t n = 0;
-	for (const char *p = text; (p = strstr(p, what)); p++)
-		n++;
-	return n;
 }
 
 static bool slurp(const char *path, char *buf, size_t size)

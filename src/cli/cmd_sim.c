@@ -275,6 +275,8 @@ int cli_sim_main(int argc, char **argv)
 		return rc;
 	if (c.o.replay && !c.o.cpus)
 		c.o.cpus = machine_cpus(cpus_buf, sizeof cpus_buf);
+	if (c.svg && cli_svg_check(c.svg))
+		return 2;
 	if (c.sweep)
 		return cli_sweep_main(&c.o, c.sweep, c.svg, c.json);
 	return single_run(&c.o, c.json, c.timeline, c.svg);

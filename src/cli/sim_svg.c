@@ -11,10 +11,12 @@
  * whose id names it (tests and readers find them by id).  Text is escaped.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/sim_sweep.h"
 #include "common/helpers.h"
@@ -102,11 +104,37 @@ static void axes(FILE *f, int width, int y0, double x0, double x1,
 	fputs("</text>\n", f);
 }
 
+int cli_svg_check(const char *path)
+{
+	/* an existing file opened for writing, not truncated: the runs may
+	 * still fail and the old picture should then stay */
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	int err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (err == ENOENT) { /* a new file: its directory must take it */
+		char dir[4096];
+		const char *slash = strrchr(path, '/');
+		size_t len = slash ? (size_t)(slash - path) : 0;
+		if (len >= sizeof dir)
+			len = sizeof dir - 1;
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+		const char *d = !slash ? "." : len ? dir : "/";
+		err = access(d, W_OK | X_OK) ? errno : 0;
+	}
+	if (!err)
+		return 0;
+	fprintf(stderr, "cfsbw sim: --svg %s: cannot write: %s\n", path,
+		strerror(err));
+	return 2;
+}
+
 static FILE *open_svg(const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
-		fprintf(stderr, "cfsbw: %s: cannot write: %s\n", path,
+		fprintf(stderr, "cfsbw sim: --svg %s: cannot write: %s\n", path,
 			strerror(errno));
 	return f;
 }
@@ -115,7 +143,8 @@ static int close_svg(FILE *f, const char *path)
 {
 	fputs("</svg>\n", f);
 	if (fclose(f)) {
-		fprintf(stderr, "cfsbw: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "cfsbw sim: --svg %s: %s\n", path,
+			strerror(errno));
 		return 1;
 	}
 	return 0;
@@ -322,7 +351,8 @@ int cli_svg_timeline_write(struct cli_svg_timeline *t,
 			   const char *path)
 {
 	if (t->oom) {
-		fprintf(stderr, "cfsbw: %s: out of memory for the picture\n",
+		fprintf(stderr,
+			"cfsbw sim: --svg %s: out of memory for the picture\n",
 			path);
 		return 1;
 	}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,16 +48,52 @@ static bool write_all(int fd, const void *buf, size_t n)
 	return true;
 }
 
+/* What a job wrote to standard error, at most this much of it. */
+#define JOB_MSG 1024
+
 struct job_result {
 	uint32_t index;
 	int32_t status;
 	struct cfsbw_sim_point point;
+	char msg[JOB_MSG];
 };
+
+/*
+ * A worker's standard error goes to a file of its own, read back after
+ * each job and sent with the result: the parent prints a message once and
+ * in order, where the workers, each meeting the same bad value or file,
+ * would print it once each in whatever order they got there.  The parent
+ * makes the file and keeps it open, so that what a worker wrote before it
+ * died (a sanitizer's report, say) is still there to print.  Returns the
+ * file's descriptor (-1: no file, the worker writes to standard error).
+ */
+static int catch_file(void)
+{
+	FILE *f = tmpfile();
+	if (!f)
+		return -1;
+	int fd = dup(fileno(f));
+	fclose(f);
+	return fd;
+}
+
+/* What the job wrote since the last call, into msg; the file emptied. */
+static void take_caught(int fd, char *msg, size_t size)
+{
+	fflush(stderr);
+	ssize_t got = pread(fd, msg, size - 1, 0);
+	msg[got > 0 ? (size_t)got : 0] = '\0';
+	if (ftruncate(fd, 0) == 0)
+		(void)lseek(fd, 0, SEEK_SET);
+}
 
 /* One worker's pipe, as the parent reads it: a result may arrive in
  * pieces, between which other workers' come in. */
 struct worker_pipe {
 	int fd; /* -1: closed */
+	int caught; /* its standard error (catch_file); -1: none */
+	size_t next; /* the next run it will report */
+	bool stopped;
 	size_t got;
 	struct job_result r;
 };
@@ -100,12 +137,14 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 	struct worker_pipe *wp = calloc(workers ? workers : 1, sizeof(*wp));
 	struct pollfd *pfd = calloc(workers ? workers : 1, sizeof(*pfd));
 	bool *seen = calloc(n ? n : 1, sizeof(*seen));
+	char(*msgs)[JOB_MSG] = calloc(n ? n : 1, sizeof(*msgs));
 	pid_t pids[64];
 	int status = 0;
-	if (!wp || !pfd || !seen) {
+	if (!wp || !pfd || !seen || !msgs) {
 		free(wp);
 		free(pfd);
 		free(seen);
+		free(msgs);
 		fprintf(stderr, "cfsbw: out of memory\n");
 		return 1;
 	}
@@ -113,25 +152,39 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 	fflush(stderr);
 	for (size_t w = 0; w < workers; w++) {
 		int p[2];
+		wp[w].caught = catch_file();
 		if (pipe(p) || (pids[w] = fork()) < 0) {
 			fprintf(stderr, "cfsbw: cannot start a worker: %s\n",
 				strerror(errno));
+			if (wp[w].caught >= 0)
+				close(wp[w].caught);
 			workers = w;
 			status = 1;
 			break;
 		}
 		if (pids[w] == 0) { /* the worker: values w, w + workers, ... */
 			close(p[0]);
+			int caught = wp[w].caught;
+			if (caught >= 0 && dup2(caught, STDERR_FILENO) < 0)
+				caught = -1;
+			struct job_result *r = malloc(sizeof *r);
+			if (!r)
+				_exit(1);
 			for (size_t i = w; i < n; i += workers) {
-				struct job_result r = {.index = (uint32_t)i};
-				r.status = job(i, ctx, &r.point);
-				if (!write_all(p[1], &r, sizeof r) || r.status)
-					_exit(r.status ? r.status : 1);
+				memset(r, 0, sizeof *r);
+				r->index = (uint32_t)i;
+				r->status = job(i, ctx, &r->point);
+				if (caught >= 0)
+					take_caught(caught, r->msg,
+						    sizeof r->msg);
+				if (!write_all(p[1], r, sizeof *r) || r->status)
+					_exit(r->status ? r->status : 1);
 			}
 			_exit(0);
 		}
 		close(p[1]);
 		wp[w].fd = p[0];
+		wp[w].next = w;
 	}
 	/* results as they come, from whichever worker has one */
 	int first_bad = -1;
@@ -176,6 +229,18 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 				first_bad = (int)r->index;
 				status = r->status;
 			}
+			x->next = r->index + workers;
+			/* a failed run fails the whole: a worker whose runs
+			 * left all come after the first failure is stopped,
+			 * the others go on to it, so that the failure shown
+			 * is always the first run's that fails */
+			for (size_t v = 0; first_bad >= 0 && v < workers; v++)
+				if (wp[v].fd >= 0 && !wp[v].stopped &&
+				    wp[v].next > (size_t)first_bad) {
+					kill(pids[v], SIGKILL);
+					wp[v].stopped = true;
+				}
+			memcpy(msgs[r->index], r->msg, sizeof r->msg);
 			out[r->index] = r->point;
 			done += !seen[r->index];
 			seen[r->index] = true;
@@ -186,13 +251,41 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 		if (wp[w].fd >= 0)
 			close(wp[w].fd);
 	progress(label, n, n, &shown);
-	free(wp);
 	free(pfd);
 	for (size_t w = 0; w < workers; w++) {
 		int st;
 		while (waitpid(pids[w], &st, 0) < 0 && errno == EINTR)
 			;
 	}
+	/* what a worker wrote in a job it did not finish, unless it was
+	 * stopped: the last words of one that died, whole */
+	for (size_t w = 0; w < workers; w++) {
+		if (wp[w].caught < 0)
+			continue;
+		char last[4096];
+		ssize_t got;
+		for (off_t at = 0; !wp[w].stopped &&
+				   (got = pread(wp[w].caught, last, sizeof last,
+						at)) > 0;
+		     at += got)
+			fwrite(last, 1, (size_t)got, stderr);
+		close(wp[w].caught);
+	}
+	free(wp);
+	/* what the runs said: a failure's message alone, else each
+	 * message once, in the order of the runs */
+	if (first_bad >= 0) {
+		fputs(msgs[first_bad], stderr);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			bool said = false;
+			for (size_t j = 0; j < i && !said && msgs[i][0]; j++)
+				said = !strcmp(msgs[j], msgs[i]);
+			if (!said)
+				fputs(msgs[i], stderr);
+		}
+	}
+	free(msgs);
 	for (size_t i = 0; !status && i < n; i++)
 		if (!seen[i]) {
 			fprintf(stderr, "cfsbw: a worker died before run %zu\n", i);

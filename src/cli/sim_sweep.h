@@ -49,6 +49,10 @@ struct cli_svg_series {
 	const char *unit;   /* "ms" */
 	const double *y;    /* [n]; NaN: no value */
 };
+/* Whether path can be written, asked before the runs that draw it, so
+ * that a picture that cannot be saved does not cost them: 0, or prints
+ * why not (naming --svg and path) and returns 2. */
+int cli_svg_check(const char *path);
 int cli_svg_sweep_write(const char *path, const char *title,
 			const char *x_label, const double *x, size_t n,
 			const struct cli_svg_series *series, size_t nr_series);
