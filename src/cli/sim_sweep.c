@@ -94,6 +94,7 @@ struct worker_pipe {
 	int caught; /* its standard error (catch_file); -1: none */
 	size_t next; /* the next run it will report */
 	bool stopped;
+	int wait_status; /* as waitpid() gave it */
 	size_t got;
 	struct job_result r;
 };
@@ -151,11 +152,14 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 	fflush(stdout);
 	fflush(stderr);
 	for (size_t w = 0; w < workers; w++) {
-		int p[2];
+		int p[2] = {-1, -1};
 		wp[w].caught = catch_file();
 		if (pipe(p) || (pids[w] = fork()) < 0) {
 			fprintf(stderr, "cfsbw: cannot start a worker: %s\n",
 				strerror(errno));
+			for (int e = 0; e < 2; e++)
+				if (p[e] >= 0)
+					close(p[e]);
 			if (wp[w].caught >= 0)
 				close(wp[w].caught);
 			workers = w;
@@ -253,9 +257,10 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 	progress(label, n, n, &shown);
 	free(pfd);
 	for (size_t w = 0; w < workers; w++) {
-		int st;
+		int st = 0;
 		while (waitpid(pids[w], &st, 0) < 0 && errno == EINTR)
 			;
+		wp[w].wait_status = st;
 	}
 	/* what a worker wrote in a job it did not finish, unless it was
 	 * stopped: the last words of one that died, whole */
@@ -271,7 +276,6 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 			fwrite(last, 1, (size_t)got, stderr);
 		close(wp[w].caught);
 	}
-	free(wp);
 	/* what the runs said: a failure's message alone, else each
 	 * message once, in the order of the runs */
 	if (first_bad >= 0) {
@@ -288,9 +292,15 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 	free(msgs);
 	for (size_t i = 0; !status && i < n; i++)
 		if (!seen[i]) {
-			fprintf(stderr, "cfsbw: a worker died before run %zu\n", i);
+			int st = wp[i % workers].wait_status;
+			fprintf(stderr, "cfsbw %s: the worker of run %zu died "
+					"before it (%s %d)\n",
+				label ? label : "sim", i,
+				WIFSIGNALED(st) ? "signal" : "exit status",
+				WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 			status = 1;
 		}
+	free(wp);
 	free(seen);
 	return status;
 }
