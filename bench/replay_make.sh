@@ -169,12 +169,20 @@ if [ -n "$klim" ]; then
 	fresh_copy
 	t0=$(now_ns)
 	# the build's CPU: user + system of the subshell's reaped children
+	# (the second line of `times`), or "failed"
 	k_cpu=$(cd "$work/src" && {
-		sh -c 'echo $$ > "$1/cgroup.procs"; exec make -j2' sh "$klim" >/dev/null
-		times; } | awk 'NR == 2 {
-			split($1, u, "m"); split($2, y, "m")
+		sh -c 'echo $$ > "$1/cgroup.procs"; exec make -j2' sh "$klim" \
+			>/dev/null || echo failed
+		times; } | awk '$1 == "failed" { f = 1 } $1 ~ /^[0-9]+m/ { l[++n] = $0 }
+		END {
+			if (f || n < 2) { print "failed"; exit }
+			split(l[2], c, " "); split(c[1], u, "m"); split(c[2], y, "m")
 			printf "%d", ((u[1] * 60 + u[2]) + (y[1] * 60 + y[2])) * 1000 }')
 	t1=$(now_ns)
+	if [ "$k_cpu" = failed ]; then
+		echo "replay_make: the build under the kernel's limit failed" >&2
+		exit 1
+	fi
 	k_wall=$(( (t1 - t0) / 1000000 ))
 	k_thr=$(awk '$1 == "nr_throttled" { t = $2 } $1 == "nr_periods" { p = $2 }
 		END { printf "%d of %d", t, p }' "$klim/cpu.stat")
