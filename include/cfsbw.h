@@ -235,6 +235,18 @@ unsigned cfsbw_group_depth(const struct cfsbw_group *g); /* root: 0 */
 void cfsbw_group_set_driver_data(struct cfsbw_group *g, void *data);
 void *cfsbw_group_driver_data(const struct cfsbw_group *g);
 
+/*
+ * R10, as Linux since 6.4 (init_cfs_bandwidth sets a new group's period
+ * timer to a random moment within one period, so that groups' refreshes
+ * interleave): the group's period timer, started for the first time,
+ * expires at the first moment phase_ns + k periods (k >= 0; phase_ns
+ * taken modulo the period then) after the start, so its first period is
+ * shorter than a whole one.  Negative: one period after the start, the
+ * default.  No effect on a timer that started before, or with the tree's
+ * periods aligned (cfsbw_tree_align_periods).  A configuration-class call.
+ */
+void cfsbw_group_set_period_phase(struct cfsbw_group *g, int64_t phase_ns);
+
 /* Configuration as numbers, in ns (quota CFSBW_RUNTIME_INF: unlimited). */
 int64_t cfsbw_group_period_ns(const struct cfsbw_group *g);
 int64_t cfsbw_group_quota_ns(const struct cfsbw_group *g);

@@ -76,6 +76,11 @@ enum cfsbw_sim_wake_scan {
 };
 /* "all" or "util"; 0, or -EINVAL for another name. */
 int cfsbw_sim_wake_scan_parse(const char *name, enum cfsbw_sim_wake_scan *out);
+
+/* The scenario's first_period: whole (0), N% (1..100), or random. */
+#define CFSBW_SIM_FIRST_PERIOD_RANDOM (-1)
+/* "whole", "random" or "N%" (1 <= N <= 100) into *out; 0 or -EINVAL. */
+int cfsbw_sim_first_period_parse(const char *text, int *out);
 const char *cfsbw_sim_wake_scan_name(enum cfsbw_sim_wake_scan scan);
 
 /* Workloads: X(enum suffix, name in scenario files) */
@@ -228,6 +233,13 @@ struct cfsbw_sim_scenario {
 	 * CPU (default), or as Linux since 6.0 does, less the busier the
 	 * machine (machine.c, select_cpu). */
 	enum cfsbw_sim_wake_scan wake_scan;
+	/* Where each limited group's first period ends (R10): a whole
+	 * period after its first task (0, default); at that percent of a
+	 * period from the start (1..100), the grid k periods on; or at a
+	 * point of the period drawn for the group from the seed
+	 * (CFSBW_SIM_FIRST_PERIOD_RANDOM), as Linux since 6.4 starts each
+	 * group's period timer at a random moment (init_cfs_bandwidth). */
+	int first_period;
 	/* The run ends once every task has exited (replays), at the latest
 	 * at duration_ns; the report's duration is then the last exit. */
 	bool until_done;

@@ -403,6 +403,49 @@ TEST(aligned_periods_start_on_the_grid, "R10")
 	drv_fini(&d);
 }
 
+/*
+ * R10 as Linux since 6.4 (cfsbw_group_set_period_phase): a group whose
+ * grid is 30 ms + k * 100 ms, started at 123 ms, first expires at 130 ms
+ * (a first period of 7 ms), then every 100 ms; started at 10 ms, at its
+ * phase, 30 ms, still ahead; a phase of 250 ms is 50 ms modulo the
+ * period; a negative phase is the default, a whole period after the
+ * start; a timer that started before keeps its grid.
+ */
+TEST(a_phase_puts_the_first_expiry_on_the_groups_grid, "R10")
+{
+	struct drv d;
+	drv_init(&d, 1, CFSBW_POLICY_UPSTREAM);
+	struct cfsbw_group *a = drv_group(&d, "/a", 10000, 100000);
+	struct cfsbw_group *b = drv_group(&d, "/b", 10000, 100000);
+	struct cfsbw_group *c = drv_group(&d, "/c", 10000, 100000);
+	struct cfsbw_group *e = drv_group(&d, "/e", 10000, 100000);
+	struct cfsbw_group *f = drv_group(&d, "/f", 10000, 100000);
+	cfsbw_group_set_period_phase(a, MS(30));
+	cfsbw_group_set_period_phase(b, MS(30));
+	cfsbw_group_set_period_phase(c, MS(250));
+	cfsbw_group_set_period_phase(e, -1);
+	d.now = MS(10);
+	drv_enqueue(&d, b, 0);
+	drv_enqueue(&d, f, 0);
+	cfsbw_group_set_period_phase(f, MS(30)); /* started: no effect */
+	d.now = MS(123);
+	drv_enqueue(&d, a, 0);
+	drv_enqueue(&d, c, 0);
+	drv_enqueue(&d, e, 0);
+	ASSERT_INT(drv_of(a)->period_expiry, ==, MS(130));
+	ASSERT_INT(drv_of(b)->period_expiry, ==, MS(30));
+	ASSERT_INT(drv_of(c)->period_expiry, ==, MS(150));
+	ASSERT_INT(drv_of(e)->period_expiry, ==, MS(223));
+	ASSERT_INT(drv_of(f)->period_expiry, ==, MS(110));
+	drv_advance(&d, MS(131));
+	ASSERT_INT(drv_of(a)->period_expiry, ==, MS(230));
+	struct cfsbw_stats st;
+	cfsbw_group_stats(a, &st);
+	ASSERT_UINT(st.nr_periods, ==, 1);
+	ASSERT_UINT(d.nr_bad_events, ==, 0);
+	drv_fini(&d);
+}
+
 TEST_MAIN(TEST_ENTRY(refresh_worked_example)
 	  TEST_ENTRY(refresh_serves_in_throttle_order)
 	  TEST_ENTRY(unthrottle_needs_positive_runtime)
@@ -413,4 +456,5 @@ TEST_MAIN(TEST_ENTRY(refresh_worked_example)
 	  TEST_ENTRY(rejected_write_changes_nothing)
 	  TEST_ENTRY(stats_sum_over_rqs)
 	  TEST_ENTRY(stats_untouched_without_throttling)
-	  TEST_ENTRY(aligned_periods_start_on_the_grid))
+	  TEST_ENTRY(aligned_periods_start_on_the_grid)
+	  TEST_ENTRY(a_phase_puts_the_first_expiry_on_the_groups_grid))

@@ -858,6 +858,7 @@ struct rows {
 	int64_t used[4], throttled[4], last_end[4];
 	unsigned accounts[4];
 	int bad;
+	int64_t first_row_ns; /* first_row() */
 };
 
 static void on_row(void *ctx, const struct cfsbw_sim_timeline_row *row)
@@ -872,6 +873,14 @@ static void on_row(void *ctx, const struct cfsbw_sim_timeline_row *row)
 	r->throttled[g] += row->throttled_time_ns;
 	r->accounts[g] += row->throttled_accounts;
 	r->n++;
+}
+
+/* The first timeline row of /a: how long it is. */
+static void first_row(void *ctx, const struct cfsbw_sim_timeline_row *row)
+{
+	struct rows *r = ctx;
+	if (!strcmp(row->group, "/a") && !r->first_row_ns)
+		r->first_row_ns = row->period_ns;
 }
 
 TEST(timeline_rows_add_up_to_the_report, "R12 section-7")
@@ -911,6 +920,80 @@ TEST(timeline_rows_add_up_to_the_report, "R12 section-7")
 	ASSERT_UINT(a.throttles, >=, 10); /* 2 CPUs, throttled every period */
 	cfsbw_sim_free(s);
 	cfsbw_sim_scenario_free(&sc);
+}
+
+/*
+ * R10, first_period: one busy task under 20 ms per 100 ms for 2 s (HZ
+ * 1000, so that the throttle at a tick is exact).  A whole first period
+ * (the default): refreshes at 100, 200, ... 1900 ms, 19 periods and
+ * 20 quotas, 400 ms.  50%: at 50, 150, ... 1950 ms, 20 periods and 21
+ * quotas, 420 ms, and the first timeline row is 50 ms long.  random:
+ * 20 periods for each of seeds 1 to 6, 400 to 421 ms, the first refresh
+ * where the seed put it, not the same for four of the six at least.
+ */
+static int64_t first_period_run(const char *first_period, uint64_t seed,
+				uint64_t *periods, int64_t *row_ns)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+		 "duration 2s\nhz 1000\npolicy upstream\nseed %" PRIu64 "\n"
+		 "first_period %s\n"
+		 "group /a cpu.cfs_quota_us=20000 cpu.cfs_period_us=100000\n"
+		 "task /a busy\n",
+		 seed, first_period);
+	struct cfsbw_sim_scenario sc;
+	struct cfsbw_sim_error err;
+	struct cfsbw_sim *s = NULL;
+	struct rows rows;
+	memset(&rows, 0, sizeof rows);
+	cfsbw_sim_scenario_init(&sc);
+	int64_t used = -1;
+	if (!cfsbw_sim_scenario_parse(&sc, text, &err) &&
+	    !cfsbw_sim_create(&sc, &s, &err)) {
+		cfsbw_sim_set_timeline(s, first_row, &rows);
+		cfsbw_sim_run(s);
+		struct cfsbw_sim_group_result a;
+		cfsbw_sim_group_result_by_path(s, "/a", &a);
+		used = a.usage_ns;
+		*periods = a.stats.nr_periods;
+		*row_ns = rows.first_row_ns;
+	}
+	cfsbw_sim_free(s);
+	cfsbw_sim_scenario_free(&sc);
+	return used;
+}
+
+TEST(first_period_whole_share_or_drawn, "R10 issue-14")
+{
+	uint64_t periods = 0;
+	int64_t row = 0;
+	ASSERT_INT(first_period_run("whole", 1, &periods, &row), ==,
+		   400 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(periods, ==, 19);
+	ASSERT_INT(row, ==, 100 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(first_period_run("50%", 1, &periods, &row), ==,
+		   420 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(periods, ==, 20);
+	ASSERT_INT(row, ==, 50 * CFSBW_NSEC_PER_MSEC);
+	int64_t rows_seen[6];
+	unsigned distinct = 0;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		int64_t used = first_period_run("random", seed, &periods, &row);
+		ASSERT_INT(used, >=, 400 * CFSBW_NSEC_PER_MSEC);
+		/* a refresh off the ticks: the throttle waits for the tick
+		 * after the runtime ran out, so the last period may overrun
+		 * by up to a tick (R13) */
+		ASSERT_INT(used, <=, 421 * CFSBW_NSEC_PER_MSEC);
+		ASSERT_UINT(periods, ==, 20);
+		ASSERT_INT(row, >, 0);
+		ASSERT_INT(row, <=, 100 * CFSBW_NSEC_PER_MSEC);
+		bool seen = false;
+		for (unsigned k = 0; k < distinct; k++)
+			seen |= rows_seen[k] == row;
+		if (!seen)
+			rows_seen[distinct++] = row;
+	}
+	ASSERT_UINT(distinct, >=, 4);
 }
 
 /* Issue 16 item 7: --timeline's sample timers are not events of the
@@ -1183,6 +1266,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(burst_written_after_quota_lets_the_first_run_through)
 	  TEST_ENTRY(exponential_samples_have_the_right_mean)
 	  TEST_ENTRY(timeline_rows_add_up_to_the_report)
+	  TEST_ENTRY(first_period_whole_share_or_drawn)
 	  TEST_ENTRY(timeline_leaves_the_event_count_alone)
 	  TEST_ENTRY(trace_replays_its_steps)
 	  TEST_ENTRY(same_scenario_and_seed_same_output)

@@ -104,7 +104,8 @@ TEST(machine_directive_errors, "section-7")
 	/* the error lists every directive, the last included (it was cut
 	 * short at 128 bytes once the list outgrew them) */
 	ASSERT_ERROR("frobnicate 3\n", 1,
-		     "balance_load, wake_scan, sysctl, group, task)");
+		     "balance_load, wake_scan, first_period, sysctl, group, "
+		     "task)");
 	ASSERT_ERROR("cpus 0\n", 1, "'0'");
 	ASSERT_ERROR("cpus 4097\n", 1, "'4097'");
 	ASSERT_ERROR("cpus four\n", 1, "'four'");
@@ -475,6 +476,21 @@ TEST(hostile_scenarios_are_refused_naming_the_line, "section-7 issue-16")
 	ASSERT_INT(load("balance_load pelt\n", &e), ==, 0);
 	/* where a woken task looks for an idle CPU: all or util, once */
 	ASSERT_ERROR("wake_scan sis\n", 1, "wake_scan 'sis': all or util");
+	/* where the first period ends: whole, random or a share, once */
+	ASSERT_ERROR("cpus 2\nfirst_period 0%\n", 2,
+		     "first_period '0%': whole, random, or a share of a period "
+		     "from 1% to 100%");
+	ASSERT_ERROR("first_period 101%\n", 1, "first_period '101%'");
+	ASSERT_ERROR("first_period 50\n", 1, "first_period '50'");
+	ASSERT_ERROR("first_period -5%\n", 1, "first_period '-5%'");
+	ASSERT_ERROR("first_period rand\n", 1, "first_period 'rand'");
+	ASSERT_ERROR("first_period\n", 1, "first_period");
+	ASSERT_ERROR("first_period whole\nfirst_period random\n", 2,
+		     "first_period");
+	ASSERT_INT(load("first_period whole\n", &e), ==, 0);
+	ASSERT_INT(load("first_period random\n", &e), ==, 0);
+	ASSERT_INT(load("first_period 1%\n", &e), ==, 0);
+	ASSERT_INT(load("first_period 100%\n", &e), ==, 0);
 	ASSERT_ERROR("wake_scan\n", 1, "wake_scan");
 	ASSERT_ERROR("cpus 2\nwake_scan util\nwake_scan all\n", 3,
 		     "wake_scan");
@@ -621,6 +637,9 @@ TEST(seeds_matter_only_where_drawn, "section-7")
 		{"task /a requests rate=5/s service=exp:30ms arrivals=periodic\n",
 		 true},
 		{"task / duty run=3ms sleep=7ms phase=random count=3\n", true},
+		/* R10 as Linux since 6.4: /a's first period drawn */
+		{"first_period random\n", true},
+		{"first_period 50%\n", false},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char text[1024];

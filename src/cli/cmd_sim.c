@@ -75,6 +75,7 @@ static const char usage[] =
 	"  scheduler eevdf         # cfs (default) | eevdf: Linux 6.6 on\n"
 	"  balance_load pelt       # instant (default) | pelt: averaged\n"
 	"  wake_scan util          # all (default) | util: Linux 6.0 on\n"
+	"  first_period random     # whole (default) | random: 6.4 on | N%\n"
 	"  sysctl sched_cfs_bandwidth_slice_us 10000\n"
 	"  group /web cpu.cfs_quota_us=100000 cpu.cfs_period_us=500000\n"
 	"  task /web busy count=4\n"

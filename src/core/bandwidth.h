@@ -96,6 +96,9 @@ struct cfsbw_pool {
 	int64_t period_ns;
 	int64_t quota_ns; /* CFSBW_RUNTIME_INF: unlimited */
 	int64_t burst_ns;
+	/* R10: the grid of a first start (cfsbw_group_set_period_phase);
+	 * negative: one period after it */
+	int64_t phase_ns;
 	/* State, under lock. */
 	_Alignas(64) struct cfsbw_spinlock lock;
 	int64_t runtime;      /* R6: left in this period */

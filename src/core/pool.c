@@ -46,7 +46,9 @@ void cfsbw__pool_return(struct cfsbw_group *g, int64_t amount_ns)
  * keeps its grid: it fires at the first multiple of the period, counted
  * from its last expiry, that is still ahead (hrtimer_forward).  A first
  * start is one period from now, or, with the tree's periods aligned, on
- * the grid counted from time 0 (cfsbw_tree_align_periods).
+ * the grid counted from time 0 (cfsbw_tree_align_periods), or on the
+ * group's own grid (cfsbw_group_set_period_phase): its phase if that is
+ * still ahead, as hrtimer_forward leaves an expiry in the future.
  */
 void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns)
 {
@@ -55,8 +57,14 @@ void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns)
 	if (!group_limited(g) ||
 	    atomic_load_explicit(&pool->timer_active, memory_order_relaxed))
 		return;
+	int64_t phase = pool->phase_ns % pool->period_ns;
 	if (pool->expires_ns == 0 && g->tree->align_periods)
 		pool->expires_ns = time_forward(0, now_ns, pool->period_ns, NULL);
+	else if (pool->expires_ns == 0 && phase > now_ns)
+		pool->expires_ns = phase;
+	else if (pool->expires_ns == 0 && pool->phase_ns >= 0)
+		pool->expires_ns = time_forward(phase, now_ns, pool->period_ns,
+						NULL);
 	else if (pool->expires_ns == 0)
 		pool->expires_ns = time_add_sat(now_ns, pool->period_ns);
 	else if (pool->expires_ns <= now_ns)

@@ -54,6 +54,7 @@ static void pool_init(struct cfsbw_pool *pool, int64_t period_ns)
 	pool->period_ns = period_ns;
 	pool->quota_ns = CFSBW_RUNTIME_INF;
 	pool->burst_ns = 0;
+	pool->phase_ns = -1;
 	pool->runtime = CFSBW_RUNTIME_INF;
 	list_init(&pool->throttled);
 }
@@ -411,6 +412,11 @@ void cfsbw_group_set_driver_data(struct cfsbw_group *g, void *data)
 void *cfsbw_group_driver_data(const struct cfsbw_group *g)
 {
 	return g->driver_data;
+}
+
+void cfsbw_group_set_period_phase(struct cfsbw_group *g, int64_t phase_ns)
+{
+	g->pool.phase_ns = phase_ns < 0 ? -1 : phase_ns;
 }
 
 int64_t cfsbw_group_period_ns(const struct cfsbw_group *g)

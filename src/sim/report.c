@@ -153,20 +153,36 @@ static bool has_latency(const struct cfsbw_sim_task_spec *t)
 	return false;
 }
 
+/* The scenario's first_period as the directive writes it. */
+static const char *first_period_text(int fp, char *buf, size_t size)
+{
+	if (fp == CFSBW_SIM_FIRST_PERIOD_RANDOM)
+		return "random";
+	if (fp <= 0)
+		return "whole";
+	snprintf(buf, size, "%d%%", fp);
+	return buf;
+}
+
 void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 {
 	struct cfsbw_sim_totals tot;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], fp[24];
 	cfsbw_sim_totals(s, &tot);
 
 	fprintf(f, "scenario %s: %u CPUs, HZ %u, %s s simulated, policy %s, "
-		   "scheduler %s%s%s, slice %" PRId64 " us, seed %" PRIu64 "\n",
+		   "scheduler %s%s%s%s%s, slice %" PRId64 " us, seed %" PRIu64
+		   "\n",
 		name, tot.nr_cpus, tot.hz, fmt_sec(a, sizeof a, tot.duration_ns),
 		cfsbw_policy_name(tot.policy),
 		cfsbw_sim_scheduler_name(tot.scheduler),
 		tot.balance_load == CFSBW_SIM_LOAD_PELT ? ", balance load pelt"
 							: "",
 		tot.wake_scan == CFSBW_SIM_WAKE_UTIL ? ", wake scan util" : "",
+		s->sc->first_period ? ", first period " : "",
+		s->sc->first_period ? first_period_text(s->sc->first_period, fp,
+							sizeof fp)
+				    : "",
 		tot.slice_ns / 1000, tot.seed);
 	fprintf(f,
 		"  %" PRIu64 " events, %" PRIu64 " context switches, %" PRIu64
@@ -275,7 +291,7 @@ static void json_str(FILE *f, const char *s)
 void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name, FILE *f)
 {
 	struct cfsbw_sim_totals tot;
-	char a[32];
+	char a[32], fp[24];
 	cfsbw_sim_totals(s, &tot);
 
 	fputs("{\"scenario\": {\"name\": ", f);
@@ -283,12 +299,14 @@ void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name, FILE *f)
 	fprintf(f, ", \"cpus\": %u, \"hz\": %u, \"duration_ns\": %" PRId64
 		   ", \"seed\": %" PRIu64 ", \"policy\": \"%s\", "
 		   "\"scheduler\": \"%s\", \"balance_load\": \"%s\", "
-		   "\"wake_scan\": \"%s\", \"slice_us\": %" PRId64 "},\n",
+		   "\"wake_scan\": \"%s\", \"first_period\": \"%s\", "
+		   "\"slice_us\": %" PRId64 "},\n",
 		tot.nr_cpus, tot.hz, tot.duration_ns, tot.seed,
 		cfsbw_policy_name(tot.policy),
 		cfsbw_sim_scheduler_name(tot.scheduler),
 		cfsbw_sim_balance_load_name(tot.balance_load),
 		cfsbw_sim_wake_scan_name(tot.wake_scan),
+		first_period_text(s->sc->first_period, fp, sizeof fp),
 		tot.slice_ns / 1000);
 
 	fputs(" \"groups\": {", f);

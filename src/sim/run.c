@@ -209,11 +209,15 @@ int cfsbw_sim_run(struct cfsbw_sim *s)
 	cfsbw_sim__process_resched(s);
 	if (s->nr_cpus > 1)
 		cfsbw_sim__timer_arm(&s->evq, &s->balance_timer, s->balance_ns);
-	if (s->timeline)
-		for (size_t i = 0; i < s->nr_groups; i++)
-			cfsbw_sim__timer_arm(
-				&s->evq, &s->groups[i]->sample_timer,
-				cfsbw_group_period_ns(s->groups[i]->cg));
+	/* a timeline row per period, on the group's grid: a first period
+	 * cut short (first_period) has a short first row */
+	for (size_t i = 0; s->timeline && i < s->nr_groups; i++) {
+		struct sim_group *g = s->groups[i];
+		int64_t period = cfsbw_group_period_ns(g->cg);
+		int64_t phase = (int64_t)g->phase_ns % period;
+		cfsbw_sim__timer_arm(&s->evq, &g->sample_timer,
+				     phase > 0 ? phase : period);
+	}
 
 	/*
 	 * The earliest timer stays in the heap while it fires: most handlers

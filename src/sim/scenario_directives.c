@@ -32,7 +32,7 @@ typedef int setting_reader(struct scenario_parse *ps,
 
 static line_reader read_sysctl, read_group, read_task;
 static setting_reader read_uint, read_duration, read_policy, read_scheduler,
-	read_balance_load, read_wake_scan;
+	read_balance_load, read_wake_scan, read_first_period;
 
 /* Where a setting's value goes in struct cfsbw_sim_scenario. */
 #define SETTING(field)                                                         \
@@ -85,6 +85,9 @@ static const struct directive {
 	 SETTING(balance_load), .valid = "instant or pelt"},
 	{.name = "wake_scan", .read_value = read_wake_scan,
 	 SETTING(wake_scan), .valid = "all or util"},
+	{.name = "first_period", .read_value = read_first_period,
+	 SETTING(first_period),
+	 .valid = "whole, random, or a share of a period from 1% to 100%"},
 	{.name = "sysctl", .read_line = read_sysctl},
 	{.name = "group", .read_line = read_group},
 	{.name = "task", .read_line = read_task},
@@ -305,6 +308,34 @@ static int read_wake_scan(struct scenario_parse *ps, const struct directive *d,
 {
 	if (cfsbw_sim_wake_scan_parse(v, setting_field(ps, d)))
 		return fail(ps, "%s '%s': %s", d->name, v, d->valid);
+	return 0;
+}
+
+static int read_first_period(struct scenario_parse *ps,
+			     const struct directive *d, const char *v)
+{
+	if (cfsbw_sim_first_period_parse(v, setting_field(ps, d)))
+		return fail(ps, "%s '%s': %s", d->name, v, d->valid);
+	return 0;
+}
+
+int cfsbw_sim_first_period_parse(const char *text, int *out)
+{
+	if (!strcmp(text, "whole")) {
+		*out = 0;
+		return 0;
+	}
+	if (!strcmp(text, "random")) {
+		*out = CFSBW_SIM_FIRST_PERIOD_RANDOM;
+		return 0;
+	}
+	unsigned pct = 0;
+	size_t n = 0;
+	while (text[n] >= '0' && text[n] <= '9' && n < 4)
+		pct = pct * 10 + (unsigned)(text[n++] - '0');
+	if (n == 0 || strcmp(text + n, "%") || pct < 1 || pct > 100)
+		return -EINVAL;
+	*out = (int)pct;
 	return 0;
 }
 

@@ -181,6 +181,28 @@ static int add_group(struct cfsbw_sim *s, struct cfsbw_group *cg)
 	return 0;
 }
 
+/* The random first periods' streams: numbers far above the tasks'
+ * (cfsbw_sim__task_streams), one per group. */
+#define FIRST_PERIOD_STREAMS (UINT64_C(1) << 63)
+
+/*
+ * Where group number i's period grid lies (the scenario's first_period):
+ * a share of its period, or a point of it drawn for the group from the
+ * seed, uniform as Linux's get_random_u32_below(period).
+ */
+static int64_t first_period_phase(const struct cfsbw_sim *s,
+				  const struct cfsbw_group *cg, size_t i)
+{
+	int64_t period = cfsbw_group_period_ns(cg);
+	if (s->sc->first_period > 0)
+		return period * s->sc->first_period / 100;
+	struct sim_stream st;
+	uint64_t key = cfsbw_sim__stream_key(s->sc->seed,
+					     FIRST_PERIOD_STREAMS + i);
+	cfsbw_sim__stream_seed(&st, key);
+	return (int64_t)(cfsbw_sim__stream_next(&st) % (uint64_t)period);
+}
+
 static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 {
 	const struct cfsbw_sim_scenario *sc = s->sc;
@@ -240,10 +262,16 @@ static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 				return rc == -ENOMEM ? rc : -EINVAL;
 			}
 		}
-		if (root)
+		if (root) {
 			s->groups[0]->shares = cfsbw_group_shares(cg);
-		else if ((rc = add_group(s, cg)))
+		} else if ((rc = add_group(s, cg))) {
 			return rc;
+		} else if (sc->first_period) {
+			struct sim_group *g = cfsbw_group_driver_data(cg);
+			int64_t phase = first_period_phase(s, cg, i);
+			g->phase_ns = (uint32_t)phase;
+			cfsbw_group_set_period_phase(cg, phase);
+		}
 	}
 	return 0;
 }
