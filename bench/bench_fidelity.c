@@ -3,7 +3,7 @@
  *
  *   bench_fidelity [--runs N] [--scale F] [--scheduler cfs|eevdf]
  *                  [--balance-load instant|pelt] [--wake-scan all|util]
- *                  [FILE.sim...]
+ *                  [--first-period whole|random|N%] [FILE.sim...]
  *
  * Each scenario (default: every .sim file in bench/fidelity) runs N times
  * (default 3) on this machine's kernel, in cgroups
@@ -31,7 +31,9 @@
  * --balance-load and --wake-scan choose the table's model as `cfsbw sim
  * --balance-load` and `--wake-scan` would; the per-task lines give the
  * other scheduler's wait and the other balance load's migrations under
- * the same wake_scan.
+ * the same wake_scan.  --first-period sets every simulated run's
+ * first_period (default: the scenario's): random draws each group's
+ * first period per seed, as the kernel does per run.
  *
  * Needs root and a cgroup cpu controller; without them it says so and
  * exits 0 (make bench goes on).  The exit status is not a verdict: the
@@ -177,6 +179,8 @@ static enum cfsbw_sim_scheduler sim_scheduler = CFSBW_SIM_SCHED_CFS;
  * all) unless asked. */
 static enum cfsbw_sim_balance_load sim_balance_load = CFSBW_SIM_LOAD_INSTANT;
 static enum cfsbw_sim_wake_scan sim_wake_scan = CFSBW_SIM_WAKE_ALL;
+/* --first-period: every run's first_period; NULL: the scenario's. */
+static const char *sim_first_period;
 
 /* The simulator is run eight ways on the same kernel runs: each fair
  * scheduler, each balance_load, each wake_scan.  The table shows the
@@ -424,6 +428,9 @@ static int fidelity(const char *path, unsigned runs, double scale,
 		sc.scheduler = variant_scheduler(m);
 		sc.balance_load = variant_load(m);
 		sc.wake_scan = variant_wake_scan(m);
+		if (sim_first_period)
+			(void)cfsbw_sim_first_period_parse(sim_first_period,
+							   &sc.first_period);
 		for (unsigned r = 0; !rc && r < runs; r++) {
 			sc.seed = seed0 + r;
 			rc = cfsbw_sim_create(&sc, &all_sims[m][r], &serr);
@@ -555,11 +562,23 @@ int main(int argc, char **argv)
 					"%s: all or util\n", v);
 				return 2;
 			}
+		} else if (!strcmp(a, "--first-period") && first + 1 < argc) {
+			const char *v = argv[++first];
+			int fp;
+			if (cfsbw_sim_first_period_parse(v, &fp)) {
+				fprintf(stderr, "bench_fidelity: --first-period "
+					"%s: whole, random or N%% (1 to 100)\n",
+					v);
+				return 2;
+			}
+			sim_first_period = v;
 		} else {
 			fprintf(stderr, "usage: bench_fidelity [--runs N] "
 				"[--scale F] [--scheduler cfs|eevdf] "
 				"[--balance-load instant|pelt] "
-				"[--wake-scan all|util] [FILE.sim...]\n");
+				"[--wake-scan all|util] "
+				"[--first-period whole|random|N%%] "
+				"[FILE.sim...]\n");
 			return 2;
 		}
 	}
