@@ -81,6 +81,9 @@ int cfsbw_sim_wake_scan_parse(const char *name, enum cfsbw_sim_wake_scan *out);
 #define CFSBW_SIM_FIRST_PERIOD_RANDOM (-1)
 /* "whole", "random" or "N%" (1 <= N <= 100) into *out; 0 or -EINVAL. */
 int cfsbw_sim_first_period_parse(const char *text, int *out);
+/* As the directive writes it ("whole", "random", "N%"), in buf if need be
+ * (16 bytes are enough). */
+const char *cfsbw_sim_first_period_text(int fp, char *buf, size_t size);
 const char *cfsbw_sim_wake_scan_name(enum cfsbw_sim_wake_scan scan);
 
 /* Workloads: X(enum suffix, name in scenario files) */

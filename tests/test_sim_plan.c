@@ -839,6 +839,50 @@ TEST(sweep_shows_progress_on_a_terminal_only, "issue-14")
 	ASSERT_TRUE(strstr(out, "\033") == NULL);
 }
 
+/*
+ * A scenario's first_period is part of the model a sweep and a plan say
+ * they ran: named in their first lines where it is not whole, and in
+ * their JSON always.  Its random draws make a plan run several seeds.
+ */
+TEST(sweep_and_plan_name_the_first_period, "issue-14 R10")
+{
+	char path[64], args[256];
+	ASSERT_TRUE(write_file(path, sizeof path,
+			       "cpus 2\nduration 3s\npolicy upstream\n"
+			       "first_period random\n"
+			       "group /app cpu.cfs_quota_us=13000\n"
+			       "task /app requests rate=1/s service=30ms "
+			       "arrivals=periodic\n"));
+	snprintf(args, sizeof args,
+		 "sim %s --sweep cpu.cfs_quota_us=20ms,40ms", path);
+	int rc = cfsbw(args, false, out, sizeof out);
+	snprintf(args, sizeof args,
+		 "sim %s --json --sweep cpu.cfs_quota_us=20ms", path);
+	int rc_json = cfsbw(args, false, out2, sizeof out2);
+	ASSERT_INT(rc, ==, 0);
+	ASSERT_HAS(out, "2 workers, first period random; latency added");
+	ASSERT_INT(rc_json, ==, 0);
+	ASSERT_TRUE(strstr(out2, "\"wake_scan\": \"all\", \"first_period\": "
+				 "\"random\"") != NULL);
+	snprintf(args, sizeof args, "plan %s --seeds 3", path);
+	rc = cfsbw(args, false, out, sizeof out);
+	snprintf(args, sizeof args, "plan %s --seeds 3 --json", path);
+	rc_json = cfsbw(args, false, out2, sizeof out2);
+	unlink(path);
+	ASSERT_INT(rc, ==, 0);
+	ASSERT_HAS(out, "scheduler cfs, first period random, as long as");
+	ASSERT_HAS(out, "3 seeds from 1");
+	ASSERT_INT(rc_json, ==, 0);
+	ASSERT_TRUE(strstr(out2, "\"first_period\": \"random\"") != NULL);
+	/* the default: named in the JSON, not in the first line */
+	ASSERT_INT(cfsbw("sim " MIXIN " --json --sweep cpu.cfs_quota_us=20ms",
+			 false, out, sizeof out),
+		   ==, 0);
+	ASSERT_HAS(out, "\"first_period\": \"whole\"");
+	ASSERT_INT(cfsbw("plan " MIXIN, false, out, sizeof out), ==, 0);
+	ASSERT_TRUE(strstr(out, "first period") == NULL);
+}
+
 TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(sweep_rows_in_value_order_and_deterministic)
 	  TEST_ENTRY(sweep_names_the_model_it_ran)
@@ -848,6 +892,7 @@ TEST_MAIN(TEST_ENTRY(plan_shows_the_mixin_case_and_the_fix)
 	  TEST_ENTRY(plan_json_is_the_same_answer)
 	  TEST_ENTRY(plan_of_a_random_workload_shows_the_seeds_spread)
 	  TEST_ENTRY(sweep_shows_progress_on_a_terminal_only)
+	  TEST_ENTRY(sweep_and_plan_name_the_first_period)
 	  TEST_ENTRY(plan_under_hardlimits_speaks_of_runtime_per_cpu)
 	  TEST_ENTRY(svg_timeline_quota_is_the_cores_of_the_run)
 	  TEST_ENTRY(svg_timeline_of_a_long_run_is_wider)

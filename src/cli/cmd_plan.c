@@ -388,16 +388,19 @@ static int print_json(const struct plan *p,
 {
 	int64_t burst_ns =
 		p->burst_us[0] ? strtoll(p->burst_us, NULL, 10) * 1000 : 0;
+	char fp[16];
 	printf("{\"group\": \"%s\", \"policy\": \"%s\", \"scheduler\": "
 	       "\"%s\", \"balance_load\": \"%s\", \"wake_scan\": \"%s\", "
-	       "\"cpus\": %u, "
+	       "\"first_period\": \"%s\", \"cpus\": %u, "
 	       "\"period_ns\": %" PRId64
 	       ", \"burst_ns\": %" PRId64 ", \"quota_per_cpu\": %s, "
 	       "\"seeds\": [",
 	       p->group, cfsbw_policy_name(sc->policy),
 	       cfsbw_sim_scheduler_name(sc->scheduler),
 	       cfsbw_sim_balance_load_name(sc->balance_load),
-	       cfsbw_sim_wake_scan_name(sc->wake_scan), sc->nr_cpus,
+	       cfsbw_sim_wake_scan_name(sc->wake_scan),
+	       cfsbw_sim_first_period_text(sc->first_period, fp, sizeof fp),
+	       sc->nr_cpus,
 	       p->period_ns, burst_ns, p->per_cpu ? "true" : "false");
 	for (unsigned k = 0; k < p->seeds; k++)
 		printf("%s%s", k ? ", " : "", p->seed_text[k]);
@@ -598,16 +601,20 @@ int cli_plan_main(int argc, char **argv)
 	}
 	p.period_ns = p.period_us[0] ? strtoll(p.period_us, NULL, 10) * 1000
 				     : now.period_ns;
-	char a[32];
+	char a[32], fp[16];
 	if (p.json)
 		goto search;
-	printf("plan for %s: %u CPUs, policy %s, scheduler %s%s%s, %s, period "
-	       "%s ms, burst %s; ",
+	printf("plan for %s: %u CPUs, policy %s, scheduler %s%s%s%s%s, %s, "
+	       "period %s ms, burst %s; ",
 	       p.group, sc.nr_cpus, cfsbw_policy_name(sc.policy),
 	       cfsbw_sim_scheduler_name(sc.scheduler),
 	       sc.balance_load == CFSBW_SIM_LOAD_PELT ? ", balance load pelt"
 						      : "",
 	       sc.wake_scan == CFSBW_SIM_WAKE_UTIL ? ", wake scan util" : "",
+	       sc.first_period ? ", first period " : "",
+	       sc.first_period ? cfsbw_sim_first_period_text(sc.first_period,
+							     fp, sizeof fp)
+			       : "",
 	       p.o.replay ? "replay until the trace ends" : "as long as the "
 							    "scenario says",
 	       ms(a, sizeof a, p.period_ns), burst ? burst : "0");

@@ -514,13 +514,15 @@ static void print_json(const struct sweep *sw,
 		       const struct cfsbw_sim_scenario *sc,
 		       const struct cfsbw_sim_point *pts)
 {
+	char fp[16];
 	printf("{\"group\": \"%s\", \"file\": \"%s\", \"scheduler\": "
 	       "\"%s\", \"balance_load\": \"%s\", \"wake_scan\": \"%s\", "
-	       "\"unlimited\":\n",
+	       "\"first_period\": \"%s\", \"unlimited\":\n",
 	       sw->target.group, sw->target.file,
 	       cfsbw_sim_scheduler_name(sc->scheduler),
 	       cfsbw_sim_balance_load_name(sc->balance_load),
-	       cfsbw_sim_wake_scan_name(sc->wake_scan));
+	       cfsbw_sim_wake_scan_name(sc->wake_scan),
+	       cfsbw_sim_first_period_text(sc->first_period, fp, sizeof fp));
 	cli_json_point("-1", &pts[0], &pts[0]);
 	printf(",\n \"lines_not_shown\": %zu",
 	       pts[0].nr_lines_all - pts[0].nr_lines);
@@ -644,15 +646,22 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 	bool eevdf = sc.scheduler == CFSBW_SIM_SCHED_EEVDF;
 	bool pelt = sc.balance_load == CFSBW_SIM_LOAD_PELT;
 	bool util = sc.wake_scan == CFSBW_SIM_WAKE_UTIL;
+	char fp[16];
 	if (!status && !json)
-		printf("sweep of %s %s: %zu value%s, %zu worker%s%s%s%s; "
+		printf("sweep of %s %s: %zu value%s, %zu worker%s%s%s%s%s%s; "
 		       "latency added against the same runs with %s "
 		       "unlimited\n",
 		       sw.target.group, sw.target.file, sw.n,
 		       sw.n == 1 ? "" : "s", workers, workers == 1 ? "" : "s",
 		       eevdf ? ", scheduler eevdf" : "",
 		       pelt ? ", balance load pelt" : "",
-		       util ? ", wake scan util" : "", sw.target.group);
+		       util ? ", wake scan util" : "",
+		       sc.first_period ? ", first period " : "",
+		       sc.first_period
+			       ? cfsbw_sim_first_period_text(sc.first_period,
+							     fp, sizeof fp)
+			       : "",
+		       sw.target.group);
 	if (!status) {
 		if (json) {
 			print_json(&sw, &sc, pts);

@@ -153,17 +153,6 @@ static bool has_latency(const struct cfsbw_sim_task_spec *t)
 	return false;
 }
 
-/* The scenario's first_period as the directive writes it. */
-static const char *first_period_text(int fp, char *buf, size_t size)
-{
-	if (fp == CFSBW_SIM_FIRST_PERIOD_RANDOM)
-		return "random";
-	if (fp <= 0)
-		return "whole";
-	snprintf(buf, size, "%d%%", fp);
-	return buf;
-}
-
 void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 {
 	struct cfsbw_sim_totals tot;
@@ -180,9 +169,10 @@ void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 							: "",
 		tot.wake_scan == CFSBW_SIM_WAKE_UTIL ? ", wake scan util" : "",
 		s->sc->first_period ? ", first period " : "",
-		s->sc->first_period ? first_period_text(s->sc->first_period, fp,
-							sizeof fp)
-				    : "",
+		s->sc->first_period
+			? cfsbw_sim_first_period_text(s->sc->first_period, fp,
+						      sizeof fp)
+			: "",
 		tot.slice_ns / 1000, tot.seed);
 	fprintf(f,
 		"  %" PRIu64 " events, %" PRIu64 " context switches, %" PRIu64
@@ -306,7 +296,7 @@ void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name, FILE *f)
 		cfsbw_sim_scheduler_name(tot.scheduler),
 		cfsbw_sim_balance_load_name(tot.balance_load),
 		cfsbw_sim_wake_scan_name(tot.wake_scan),
-		first_period_text(s->sc->first_period, fp, sizeof fp),
+		cfsbw_sim_first_period_text(s->sc->first_period, fp, sizeof fp),
 		tot.slice_ns / 1000);
 
 	fputs(" \"groups\": {", f);

@@ -319,6 +319,16 @@ static int read_first_period(struct scenario_parse *ps,
 	return 0;
 }
 
+const char *cfsbw_sim_first_period_text(int fp, char *buf, size_t size)
+{
+	if (fp == CFSBW_SIM_FIRST_PERIOD_RANDOM)
+		return "random";
+	if (fp <= 0)
+		return "whole";
+	snprintf(buf, size, "%d%%", fp);
+	return buf;
+}
+
 int cfsbw_sim_first_period_parse(const char *text, int *out)
 {
 	if (!strcmp(text, "whole")) {
