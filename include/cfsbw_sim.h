@@ -76,6 +76,7 @@ enum cfsbw_sim_wake_scan {
 };
 /* "all" or "util"; 0, or -EINVAL for another name. */
 int cfsbw_sim_wake_scan_parse(const char *name, enum cfsbw_sim_wake_scan *out);
+const char *cfsbw_sim_wake_scan_name(enum cfsbw_sim_wake_scan scan);
 
 /* The scenario's first_period: whole (0), N% (1..100), or random. */
 #define CFSBW_SIM_FIRST_PERIOD_RANDOM (-1)
@@ -84,7 +85,6 @@ int cfsbw_sim_first_period_parse(const char *text, int *out);
 /* As the directive writes it ("whole", "random", "N%"), in buf if need be
  * (16 bytes are enough). */
 const char *cfsbw_sim_first_period_text(int fp, char *buf, size_t size);
-const char *cfsbw_sim_wake_scan_name(enum cfsbw_sim_wake_scan scan);
 
 /* Workloads: X(enum suffix, name in scenario files) */
 #define CFSBW_SIM_WORKLOAD_MAP(X)                                              \
