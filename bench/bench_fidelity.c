@@ -179,8 +179,9 @@ static enum cfsbw_sim_scheduler sim_scheduler = CFSBW_SIM_SCHED_CFS;
  * all) unless asked. */
 static enum cfsbw_sim_balance_load sim_balance_load = CFSBW_SIM_LOAD_INSTANT;
 static enum cfsbw_sim_wake_scan sim_wake_scan = CFSBW_SIM_WAKE_ALL;
-/* --first-period: every run's first_period; NULL: the scenario's. */
-static const char *sim_first_period;
+/* --first-period: every run's first_period, when set. */
+static int sim_first_period;
+static bool sim_first_period_set;
 
 /* The simulator is run eight ways on the same kernel runs: each fair
  * scheduler, each balance_load, each wake_scan.  The table shows the
@@ -428,9 +429,8 @@ static int fidelity(const char *path, unsigned runs, double scale,
 		sc.scheduler = variant_scheduler(m);
 		sc.balance_load = variant_load(m);
 		sc.wake_scan = variant_wake_scan(m);
-		if (sim_first_period)
-			(void)cfsbw_sim_first_period_parse(sim_first_period,
-							   &sc.first_period);
+		if (sim_first_period_set)
+			sc.first_period = sim_first_period;
 		for (unsigned r = 0; !rc && r < runs; r++) {
 			sc.seed = seed0 + r;
 			rc = cfsbw_sim_create(&sc, &all_sims[m][r], &serr);
@@ -564,14 +564,14 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--first-period") && first + 1 < argc) {
 			const char *v = argv[++first];
-			int fp;
-			if (cfsbw_sim_first_period_parse(v, &fp)) {
+			if (cfsbw_sim_first_period_parse(v,
+							 &sim_first_period)) {
 				fprintf(stderr, "bench_fidelity: --first-period "
 					"%s: whole, random or N%% (1 to 100)\n",
 					v);
 				return 2;
 			}
-			sim_first_period = v;
+			sim_first_period_set = true;
 		} else {
 			fprintf(stderr, "usage: bench_fidelity [--runs N] "
 				"[--scale F] [--scheduler cfs|eevdf] "

@@ -246,6 +246,8 @@ void *cfsbw_group_driver_data(const struct cfsbw_group *g);
  * periods aligned (cfsbw_tree_align_periods).  A configuration-class call.
  */
 void cfsbw_group_set_period_phase(struct cfsbw_group *g, int64_t phase_ns);
+/* The phase set (-1: none). */
+int64_t cfsbw_group_period_phase_ns(const struct cfsbw_group *g);
 
 /* Configuration as numbers, in ns (quota CFSBW_RUNTIME_INF: unlimited). */
 int64_t cfsbw_group_period_ns(const struct cfsbw_group *g);

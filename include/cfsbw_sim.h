@@ -291,10 +291,20 @@ void cfsbw_sim_scenario_free(struct cfsbw_sim_scenario *sc);
 /*
  * Whether a run of sc draws anything from its seed: a requests task with
  * Poisson arrivals or exponential service times, a duty task with a
- * random phase.  When not, every seed gives the same run, byte for byte,
- * so one run is the whole answer (cfsbw plan runs one).
+ * random phase, random first periods.  When not, every seed gives the
+ * same run, byte for byte, so one run is the whole answer (cfsbw plan
+ * runs one).
  */
 bool cfsbw_sim_scenario_is_random(const struct cfsbw_sim_scenario *sc);
+/*
+ * The model's settings that are not the defaults, as the reports' first
+ * lines name them: ", balance load pelt, wake scan util, first period
+ * random" ("" for the defaults), with ", scheduler eevdf" first when
+ * with_scheduler (for a line that does not always name the scheduler).
+ * In buf (96 bytes are enough).
+ */
+const char *cfsbw_sim_model_text(const struct cfsbw_sim_scenario *sc,
+				 bool with_scheduler, char *buf, size_t size);
 
 struct cfsbw_sim;
 

@@ -601,20 +601,14 @@ int cli_plan_main(int argc, char **argv)
 	}
 	p.period_ns = p.period_us[0] ? strtoll(p.period_us, NULL, 10) * 1000
 				     : now.period_ns;
-	char a[32], fp[16];
+	char a[32], model[96];
 	if (p.json)
 		goto search;
-	printf("plan for %s: %u CPUs, policy %s, scheduler %s%s%s%s%s, %s, "
-	       "period %s ms, burst %s; ",
+	printf("plan for %s: %u CPUs, policy %s, scheduler %s%s, %s, period "
+	       "%s ms, burst %s; ",
 	       p.group, sc.nr_cpus, cfsbw_policy_name(sc.policy),
 	       cfsbw_sim_scheduler_name(sc.scheduler),
-	       sc.balance_load == CFSBW_SIM_LOAD_PELT ? ", balance load pelt"
-						      : "",
-	       sc.wake_scan == CFSBW_SIM_WAKE_UTIL ? ", wake scan util" : "",
-	       sc.first_period ? ", first period " : "",
-	       sc.first_period ? cfsbw_sim_first_period_text(sc.first_period,
-							     fp, sizeof fp)
-			       : "",
+	       cfsbw_sim_model_text(&sc, false, model, sizeof model),
 	       p.o.replay ? "replay until the trace ends" : "as long as the "
 							    "scenario says",
 	       ms(a, sizeof a, p.period_ns), burst ? burst : "0");

@@ -643,24 +643,14 @@ int cli_sweep_main(const struct cli_sim_opts *o, const char *arg,
 	status = cli_parallel(sw.n + 1, sweep_job, &sw, pts, "sim --sweep");
 	size_t workers = cli_parallel_workers(sw.n + 1);
 	/* the model, where it is not the default */
-	bool eevdf = sc.scheduler == CFSBW_SIM_SCHED_EEVDF;
-	bool pelt = sc.balance_load == CFSBW_SIM_LOAD_PELT;
-	bool util = sc.wake_scan == CFSBW_SIM_WAKE_UTIL;
-	char fp[16];
+	char model[96];
 	if (!status && !json)
-		printf("sweep of %s %s: %zu value%s, %zu worker%s%s%s%s%s%s; "
+		printf("sweep of %s %s: %zu value%s, %zu worker%s%s; "
 		       "latency added against the same runs with %s "
 		       "unlimited\n",
 		       sw.target.group, sw.target.file, sw.n,
 		       sw.n == 1 ? "" : "s", workers, workers == 1 ? "" : "s",
-		       eevdf ? ", scheduler eevdf" : "",
-		       pelt ? ", balance load pelt" : "",
-		       util ? ", wake scan util" : "",
-		       sc.first_period ? ", first period " : "",
-		       sc.first_period
-			       ? cfsbw_sim_first_period_text(sc.first_period,
-							     fp, sizeof fp)
-			       : "",
+		       cfsbw_sim_model_text(&sc, true, model, sizeof model),
 		       sw.target.group);
 	if (!status) {
 		if (json) {

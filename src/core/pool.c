@@ -50,6 +50,23 @@ void cfsbw__pool_return(struct cfsbw_group *g, int64_t amount_ns)
  * group's own grid (cfsbw_group_set_period_phase): its phase if that is
  * still ahead, as hrtimer_forward leaves an expiry in the future.
  */
+/*
+ * A first start's expiry: one period from now, or on a grid, the group's
+ * own (its phase) or, with the tree's periods aligned, every group's
+ * (phase 0): the grid's first point after now, the phase itself while it
+ * is still ahead.
+ */
+static int64_t first_expiry(const struct cfsbw_group *g, int64_t now_ns)
+{
+	int64_t period = g->pool.period_ns;
+	int64_t phase = g->tree->align_periods ? 0 : g->pool.phase_ns;
+	if (phase < 0)
+		return time_add_sat(now_ns, period);
+	phase %= period;
+	return phase > now_ns ? phase
+			      : time_forward(phase, now_ns, period, NULL);
+}
+
 void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns)
 {
 	struct cfsbw_pool *pool = &g->pool;
@@ -57,16 +74,8 @@ void cfsbw__pool_start_timer(struct cfsbw_group *g, int64_t now_ns)
 	if (!group_limited(g) ||
 	    atomic_load_explicit(&pool->timer_active, memory_order_relaxed))
 		return;
-	int64_t phase = pool->phase_ns % pool->period_ns;
-	if (pool->expires_ns == 0 && g->tree->align_periods)
-		pool->expires_ns = time_forward(0, now_ns, pool->period_ns, NULL);
-	else if (pool->expires_ns == 0 && phase > now_ns)
-		pool->expires_ns = phase;
-	else if (pool->expires_ns == 0 && pool->phase_ns >= 0)
-		pool->expires_ns = time_forward(phase, now_ns, pool->period_ns,
-						NULL);
-	else if (pool->expires_ns == 0)
-		pool->expires_ns = time_add_sat(now_ns, pool->period_ns);
+	if (pool->expires_ns == 0)
+		pool->expires_ns = first_expiry(g, now_ns);
 	else if (pool->expires_ns <= now_ns)
 		pool->expires_ns = time_forward(pool->expires_ns, now_ns,
 						pool->period_ns, NULL);

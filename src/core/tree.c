@@ -419,6 +419,11 @@ void cfsbw_group_set_period_phase(struct cfsbw_group *g, int64_t phase_ns)
 	g->pool.phase_ns = phase_ns < 0 ? -1 : phase_ns;
 }
 
+int64_t cfsbw_group_period_phase_ns(const struct cfsbw_group *g)
+{
+	return g->pool.phase_ns;
+}
+
 int64_t cfsbw_group_period_ns(const struct cfsbw_group *g)
 {
 	return g->pool.period_ns;

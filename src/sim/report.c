@@ -153,26 +153,36 @@ static bool has_latency(const struct cfsbw_sim_task_spec *t)
 	return false;
 }
 
+const char *cfsbw_sim_model_text(const struct cfsbw_sim_scenario *sc,
+				 bool with_scheduler, char *buf, size_t size)
+{
+	char fp[16];
+	snprintf(buf, size, "%s%s%s%s%s",
+		 with_scheduler && sc->scheduler == CFSBW_SIM_SCHED_EEVDF
+			 ? ", scheduler eevdf"
+			 : "",
+		 sc->balance_load == CFSBW_SIM_LOAD_PELT ? ", balance load pelt"
+							 : "",
+		 sc->wake_scan == CFSBW_SIM_WAKE_UTIL ? ", wake scan util" : "",
+		 sc->first_period ? ", first period " : "",
+		 sc->first_period ? cfsbw_sim_first_period_text(
+					    sc->first_period, fp, sizeof fp)
+				  : "");
+	return buf;
+}
+
 void cfsbw_sim_report_text(const struct cfsbw_sim *s, const char *name, FILE *f)
 {
 	struct cfsbw_sim_totals tot;
-	char a[32], b[32], c[32], fp[24];
+	char a[32], b[32], c[32], model[96];
 	cfsbw_sim_totals(s, &tot);
 
 	fprintf(f, "scenario %s: %u CPUs, HZ %u, %s s simulated, policy %s, "
-		   "scheduler %s%s%s%s%s, slice %" PRId64 " us, seed %" PRIu64
-		   "\n",
+		   "scheduler %s%s, slice %" PRId64 " us, seed %" PRIu64 "\n",
 		name, tot.nr_cpus, tot.hz, fmt_sec(a, sizeof a, tot.duration_ns),
 		cfsbw_policy_name(tot.policy),
 		cfsbw_sim_scheduler_name(tot.scheduler),
-		tot.balance_load == CFSBW_SIM_LOAD_PELT ? ", balance load pelt"
-							: "",
-		tot.wake_scan == CFSBW_SIM_WAKE_UTIL ? ", wake scan util" : "",
-		s->sc->first_period ? ", first period " : "",
-		s->sc->first_period
-			? cfsbw_sim_first_period_text(s->sc->first_period, fp,
-						      sizeof fp)
-			: "",
+		cfsbw_sim_model_text(s->sc, false, model, sizeof model),
 		tot.slice_ns / 1000, tot.seed);
 	fprintf(f,
 		"  %" PRIu64 " events, %" PRIu64 " context switches, %" PRIu64
@@ -281,7 +291,7 @@ static void json_str(FILE *f, const char *s)
 void cfsbw_sim_report_json(const struct cfsbw_sim *s, const char *name, FILE *f)
 {
 	struct cfsbw_sim_totals tot;
-	char a[32], fp[24];
+	char a[32], fp[16];
 	cfsbw_sim_totals(s, &tot);
 
 	fputs("{\"scenario\": {\"name\": ", f);

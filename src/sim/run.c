@@ -214,7 +214,7 @@ int cfsbw_sim_run(struct cfsbw_sim *s)
 	for (size_t i = 0; s->timeline && i < s->nr_groups; i++) {
 		struct sim_group *g = s->groups[i];
 		int64_t period = cfsbw_group_period_ns(g->cg);
-		int64_t phase = (int64_t)g->phase_ns % period;
+		int64_t phase = cfsbw_group_period_phase_ns(g->cg) % period;
 		cfsbw_sim__timer_arm(&s->evq, &g->sample_timer,
 				     phase > 0 ? phase : period);
 	}

@@ -267,10 +267,8 @@ static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 		} else if ((rc = add_group(s, cg))) {
 			return rc;
 		} else if (sc->first_period) {
-			struct sim_group *g = cfsbw_group_driver_data(cg);
-			int64_t phase = first_period_phase(s, cg, i);
-			g->phase_ns = (uint32_t)phase;
-			cfsbw_group_set_period_phase(cg, phase);
+			cfsbw_group_set_period_phase(
+				cg, first_period_phase(s, cg, i));
 		}
 	}
 	return 0;

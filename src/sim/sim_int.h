@@ -283,10 +283,6 @@ struct sim_group {
 	unsigned shares;
 	unsigned index;
 	unsigned depth;
-	/* where its period grid lies (the scenario's first_period; 0: on
-	 * the multiples of the period, as without), below the period, so
-	 * below 1 s (R2); the timeline's rows follow it */
-	uint32_t phase_ns;
 	void *mem;              /* the allocation of the group and its pc */
 	uint64_t throttles;
 	struct sim_timer period_timer, slack_timer, sample_timer;

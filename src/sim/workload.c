@@ -61,11 +61,10 @@ bool cfsbw_sim_scenario_is_random(const struct cfsbw_sim_scenario *sc)
 {
 	/* each group's first period is drawn (whether a group ends up
 	 * limited may be a plan's or a sweep's doing: any group counts) */
-	for (size_t i = 0; sc->first_period == CFSBW_SIM_FIRST_PERIOD_RANDOM &&
-			   i < sc->nr_groups;
-	     i++)
-		if (strcmp(sc->groups[i].path, "/"))
-			return true;
+	if (sc->first_period == CFSBW_SIM_FIRST_PERIOD_RANDOM)
+		for (size_t i = 0; i < sc->nr_groups; i++)
+			if (strcmp(sc->groups[i].path, "/"))
+				return true;
 	for (size_t i = 0; i < sc->nr_tasks; i++) {
 		const struct cfsbw_sim_task_spec *ts = &sc->tasks[i];
 		if (ts->workload == CFSBW_SIM_WL_REQUESTS &&
