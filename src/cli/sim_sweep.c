@@ -87,6 +87,16 @@ static void take_caught(int fd, char *msg, size_t size)
 		(void)lseek(fd, 0, SEEK_SET);
 }
 
+/* All the file holds, to standard error. */
+static void print_caught(int fd)
+{
+	char buf[4096];
+	ssize_t got;
+	for (off_t at = 0; (got = pread(fd, buf, sizeof buf, at)) > 0;
+	     at += got)
+		fwrite(buf, 1, (size_t)got, stderr);
+}
+
 /* One worker's pipe, as the parent reads it: a result may arrive in
  * pieces, between which other workers' come in. */
 struct worker_pipe {
@@ -263,17 +273,12 @@ int cli_parallel(size_t n, cli_job_fn *job, void *ctx,
 		wp[w].wait_status = st;
 	}
 	/* what a worker wrote in a job it did not finish, unless it was
-	 * stopped: the last words of one that died, whole */
+	 * stopped: the last words of one that died */
 	for (size_t w = 0; w < workers; w++) {
 		if (wp[w].caught < 0)
 			continue;
-		char last[4096];
-		ssize_t got;
-		for (off_t at = 0; !wp[w].stopped &&
-				   (got = pread(wp[w].caught, last, sizeof last,
-						at)) > 0;
-		     at += got)
-			fwrite(last, 1, (size_t)got, stderr);
+		if (!wp[w].stopped)
+			print_caught(wp[w].caught);
 		close(wp[w].caught);
 	}
 	/* what the runs said: a failure's message alone, else each
