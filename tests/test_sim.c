@@ -930,9 +930,11 @@ TEST(timeline_rows_add_up_to_the_report, "R12 section-7")
  * quotas, 420 ms, and the first timeline row is 50 ms long.  random:
  * 20 periods for each of seeds 1 to 6, 400 to 421 ms, the first refresh
  * where the seed put it, not the same for four of the six at least.
+ * A group's own first_period_ns (> 0) overrides the scenario's.
  */
 static int64_t first_period_run(const char *first_period, uint64_t seed,
-				uint64_t *periods, int64_t *row_ns)
+				int64_t group_phase_ns, uint64_t *periods,
+				int64_t *row_ns)
 {
 	char text[512];
 	snprintf(text, sizeof text,
@@ -948,8 +950,11 @@ static int64_t first_period_run(const char *first_period, uint64_t seed,
 	memset(&rows, 0, sizeof rows);
 	cfsbw_sim_scenario_init(&sc);
 	int64_t used = -1;
-	if (!cfsbw_sim_scenario_parse(&sc, text, &err) &&
-	    !cfsbw_sim_create(&sc, &s, &err)) {
+	int rc = cfsbw_sim_scenario_parse(&sc, text, &err);
+	for (size_t i = 0; !rc && i < sc.nr_groups; i++)
+		if (!strcmp(sc.groups[i].path, "/a"))
+			sc.groups[i].first_period_ns = group_phase_ns;
+	if (!rc && !cfsbw_sim_create(&sc, &s, &err)) {
 		cfsbw_sim_set_timeline(s, first_row, &rows);
 		cfsbw_sim_run(s);
 		struct cfsbw_sim_group_result a;
@@ -967,18 +972,19 @@ TEST(first_period_whole_share_or_drawn, "R10 issue-14")
 {
 	uint64_t periods = 0;
 	int64_t row = 0;
-	ASSERT_INT(first_period_run("whole", 1, &periods, &row), ==,
+	ASSERT_INT(first_period_run("whole", 1, 0, &periods, &row), ==,
 		   400 * CFSBW_NSEC_PER_MSEC);
 	ASSERT_UINT(periods, ==, 19);
 	ASSERT_INT(row, ==, 100 * CFSBW_NSEC_PER_MSEC);
-	ASSERT_INT(first_period_run("50%", 1, &periods, &row), ==,
+	ASSERT_INT(first_period_run("50%", 1, 0, &periods, &row), ==,
 		   420 * CFSBW_NSEC_PER_MSEC);
 	ASSERT_UINT(periods, ==, 20);
 	ASSERT_INT(row, ==, 50 * CFSBW_NSEC_PER_MSEC);
 	int64_t rows_seen[6];
 	unsigned distinct = 0;
 	for (uint64_t seed = 1; seed <= 6; seed++) {
-		int64_t used = first_period_run("random", seed, &periods, &row);
+		int64_t used = first_period_run("random", seed, 0, &periods,
+						 &row);
 		ASSERT_INT(used, >=, 400 * CFSBW_NSEC_PER_MSEC);
 		/* a refresh off the ticks: the throttle waits for the tick
 		 * after the runtime ran out, so the last period may overrun
@@ -994,6 +1000,18 @@ TEST(first_period_whole_share_or_drawn, "R10 issue-14")
 			rows_seen[distinct++] = row;
 	}
 	ASSERT_UINT(distinct, >=, 4);
+	/* A group's own phase (a kernel run's, measured) in place of the
+	 * scenario's: the first refresh at 30 ms, then every 100 ms, 20 of
+	 * them, 21 quotas of 20 ms; 230 ms is the same point of the grid. */
+	ASSERT_INT(first_period_run("50%", 1, 30 * CFSBW_NSEC_PER_MSEC,
+				    &periods, &row),
+		   ==, 420 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(periods, ==, 20);
+	ASSERT_INT(row, ==, 30 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(first_period_run("whole", 1, 230 * CFSBW_NSEC_PER_MSEC,
+				    &periods, &row),
+		   ==, 420 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(row, ==, 30 * CFSBW_NSEC_PER_MSEC);
 }
 
 /* Issue 16 item 7: --timeline's sample timers are not events of the

@@ -266,6 +266,8 @@ static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 			s->groups[0]->shares = cfsbw_group_shares(cg);
 		} else if ((rc = add_group(s, cg))) {
 			return rc;
+		} else if (gs->first_period_ns > 0) {
+			cfsbw_group_set_period_phase(cg, gs->first_period_ns);
 		} else if (sc->first_period) {
 			cfsbw_group_set_period_phase(
 				cg, first_period_phase(s, cg, i));
