@@ -3,7 +3,7 @@
  *
  *   bench_fidelity [--runs N] [--scale F] [--scheduler cfs|eevdf]
  *                  [--balance-load instant|pelt] [--wake-scan all|util]
- *                  [--first-period whole|random|N%] [FILE.sim...]
+ *                  [--first-period whole|random|N%|measured] [FILE.sim...]
  *
  * Each scenario (default: every .sim file in bench/fidelity) runs N times
  * (default 3) on this machine's kernel, in cgroups
@@ -33,7 +33,9 @@
  * other scheduler's wait and the other balance load's migrations under
  * the same wake_scan.  --first-period sets every simulated run's
  * first_period (default: the scenario's): random draws each group's
- * first period per seed, as the kernel does per run.
+ * first period per seed, as the kernel does per run; measured watches
+ * each kernel run's limited groups for their first refresh and gives
+ * the simulated run of the same number (seed + r) the same phase.
  *
  * Needs root and a cgroup cpu controller; without them it says so and
  * exits 0 (make bench goes on).  The exit status is not a verdict: the
@@ -179,9 +181,11 @@ static enum cfsbw_sim_scheduler sim_scheduler = CFSBW_SIM_SCHED_CFS;
  * all) unless asked. */
 static enum cfsbw_sim_balance_load sim_balance_load = CFSBW_SIM_LOAD_INSTANT;
 static enum cfsbw_sim_wake_scan sim_wake_scan = CFSBW_SIM_WAKE_ALL;
-/* --first-period: every run's first_period, when set. */
+/* --first-period: every run's first_period, when set; measured: each
+ * simulated run's groups get the phase of the kernel run of the same
+ * number (fk_measure_first_refresh). */
 static int sim_first_period;
-static bool sim_first_period_set;
+static bool sim_first_period_set, sim_first_period_measured;
 
 /* The simulator is run eight ways on the same kernel runs: each fair
  * scheduler, each balance_load, each wake_scan.  The table shows the
@@ -368,7 +372,8 @@ static void tally_row(struct tally *t, const struct sim_row *x)
 	t->throttle_ok += x->throttle_ok;
 }
 
-/* tally[v]: the rows of variant v (variant()) within the targets. */
+/* tally[v]: the rows of variant v (variant()) within the targets; with
+ * --first-period measured, tally[NR_VARIANTS] too. */
 static int fidelity(const char *path, unsigned runs, double scale,
 		    unsigned cpus, unsigned hz, long slice_us,
 		    struct tally *tally)
@@ -433,6 +438,12 @@ static int fidelity(const char *path, unsigned runs, double scale,
 			sc.first_period = sim_first_period;
 		for (unsigned r = 0; !rc && r < runs; r++) {
 			sc.seed = seed0 + r;
+			for (size_t g = 0; sim_first_period_measured && g < ng;
+			     g++)
+				sc.groups[g].first_period_ns =
+					k[r * ng + g].first_refresh_ns > 0
+						? k[r * ng + g].first_refresh_ns
+						: 0;
 			rc = cfsbw_sim_create(&sc, &all_sims[m][r], &serr);
 			if (!rc)
 				cfsbw_sim_run(all_sims[m][r]);
@@ -440,6 +451,25 @@ static int fidelity(const char *path, unsigned runs, double scale,
 				fprintf(stderr, "bench_fidelity: %s: sim: %u: "
 					"%s\n", path, serr.line, serr.msg);
 		}
+	}
+	/* With measured phases, the chosen model once more with the
+	 * scenario's own first_period, on the same kernel runs: what the
+	 * measured phase changes, apart from the kernel's run-to-run moves. */
+	struct cfsbw_sim *own_sims[MAX_RUNS] = {NULL};
+	for (unsigned r = 0; !rc && sim_first_period_measured && r < runs;
+	     r++) {
+		sc.scheduler = sim_scheduler;
+		sc.balance_load = sim_balance_load;
+		sc.wake_scan = sim_wake_scan;
+		sc.seed = seed0 + r;
+		for (size_t g = 0; g < ng; g++)
+			sc.groups[g].first_period_ns = 0;
+		rc = cfsbw_sim_create(&sc, &own_sims[r], &serr);
+		if (!rc)
+			cfsbw_sim_run(own_sims[r]);
+		else
+			fprintf(stderr, "bench_fidelity: %s: sim: %u: %s\n",
+				path, serr.line, serr.msg);
 	}
 	struct cfsbw_sim **sims = all_sims[variant(sim_scheduler,
 						   sim_balance_load)],
@@ -474,6 +504,11 @@ static int fidelity(const char *path, unsigned runs, double scale,
 						    sc.duration_ns, umed, thr);
 			tally_row(&tally[m], &so);
 		}
+		if (sim_first_period_measured) {
+			struct sim_row so = sim_row(own_sims, runs, gp,
+						    sc.duration_ns, umed, thr);
+			tally_row(&tally[NR_VARIANTS], &so);
+		}
 		bool uok = sr.usage_ok, tok = sr.throttle_ok;
 		printf("%-22s %-15s %6.3f %6.3f..%-6.3f %6.3f %+7.1f   "
 		       "%5.1f..%-5.1f %5.1f %5.1f   %6.2f %6.2f..%-6.2f %6.2f"
@@ -500,6 +535,17 @@ static int fidelity(const char *path, unsigned runs, double scale,
 		qsort(oth, runs, sizeof *oth, cmp_double);
 		qsort(stl, runs, sizeof *stl, cmp_double);
 		qsort(la, runs, sizeof *la, cmp_double);
+		for (size_t g = 0; sim_first_period_measured && g < ng; g++) {
+			if (k[g].first_refresh_ns < 0)
+				continue;
+			printf("%-22s first refresh of %s, kernel runs 1 to %u:",
+			       "", sc.groups[g].path, runs);
+			for (unsigned r = 0; r < runs; r++)
+				printf(" %.1f",
+				       (double)k[r * ng + g].first_refresh_ns /
+					       1e6);
+			printf(" ms after the start\n");
+		}
 		printf("%-22s load outside the scenario %.3f..%.3f cores, "
 		       "steal %.3f..%.3f, loadavg %.2f..%.2f; %.1f s x %u\n",
 		       "", oth[0], oth[runs - 1], stl[0], stl[runs - 1], la[0],
@@ -509,6 +555,8 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	for (unsigned m = 0; m < NR_VARIANTS; m++)
 		for (unsigned r = 0; r < runs; r++)
 			cfsbw_sim_free(all_sims[m][r]);
+	for (unsigned r = 0; r < runs; r++)
+		cfsbw_sim_free(own_sims[r]);
 	free(k);
 	free(kl);
 	cfsbw_sim_scenario_free(&sc);
@@ -564,20 +612,25 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--first-period") && first + 1 < argc) {
 			const char *v = argv[++first];
-			if (cfsbw_sim_first_period_parse(v,
+			if (!strcmp(v, "measured")) {
+				sim_first_period_measured = true;
+				fk_measure_first_refresh(true);
+			} else if (cfsbw_sim_first_period_parse(v,
 							 &sim_first_period)) {
 				fprintf(stderr, "bench_fidelity: --first-period "
-					"%s: whole, random or N%% (1 to 100)\n",
+					"%s: whole, random, N%% (1 to 100) or "
+					"measured\n",
 					v);
 				return 2;
+			} else {
+				sim_first_period_set = true;
 			}
-			sim_first_period_set = true;
 		} else {
 			fprintf(stderr, "usage: bench_fidelity [--runs N] "
 				"[--scale F] [--scheduler cfs|eevdf] "
 				"[--balance-load instant|pelt] "
 				"[--wake-scan all|util] "
-				"[--first-period whole|random|N%%] "
+				"[--first-period whole|random|N%%|measured] "
 				"[FILE.sim...]\n");
 			return 2;
 		}
@@ -622,6 +675,16 @@ int main(int argc, char **argv)
 	       cpus, hz, runs,
 	       scheduler ? "as asked" : "the simulator's default",
 	       USAGE_TARGET_PCT, THROTTLE_TARGET_PTS);
+	if (sim_first_period_measured) {
+		printf("first_period: each simulated run's limited groups at "
+		       "the phase of their first refresh in the kernel run "
+		       "of the same number (read every 1 ms).\n\n");
+	} else if (sim_first_period_set) {
+		char fp[32];
+		printf("first_period %s in every simulated run.\n\n",
+		       cfsbw_sim_first_period_text(sim_first_period, fp,
+						   sizeof fp));
+	}
 	printf("%-22s %-15s %-27s %7s   %-24s %5s   %-29s  %s\n", "", "",
 	       "usage, cores", "", "throttled periods, %", "",
 	       "throttled ms per period", "");
@@ -629,7 +692,9 @@ int main(int argc, char **argv)
 	       "%6s  %s\n",
 	       "scenario", "group", "kernel", " (range)", "sim", "err%",
 	       "kernel", "sim", "off", "kernel", " (range)", "sim", "verdict");
-	struct tally t[NR_VARIANTS] = {{0, 0, 0}};
+	/* and t[NR_VARIANTS]: the chosen model with each scenario's own
+	 * first_period, under --first-period measured */
+	struct tally t[NR_VARIANTS + 1] = {{0, 0, 0}};
 	int failed = 0;
 	size_t n = first < argc ? (size_t)(argc - first) : gl.gl_pathc;
 	for (size_t i = 0; i < n; i++) {
@@ -659,6 +724,13 @@ int main(int argc, char **argv)
 		       USAGE_TARGET_PCT,
 		       t[m].usage_ok, THROTTLE_TARGET_PTS, t[m].throttle_ok);
 	}
+	if (sim_first_period_measured)
+		printf("the same kernel runs against the same model with each "
+		       "scenario's own first_period, not the measured phases: "
+		       "usage within %.0f%%: %u; throttled periods within "
+		       "%.0f points: %u\n",
+		       USAGE_TARGET_PCT, t[NR_VARIANTS].usage_ok,
+		       THROTTLE_TARGET_PTS, t[NR_VARIANTS].throttle_ok);
 	globfree(&gl);
 	fk_teardown();
 	return failed;

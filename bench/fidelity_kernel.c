@@ -312,6 +312,7 @@ static void snapshot(const char *cpu_dir, const char *acct_dir,
 {
 	char f[400], buf[1024];
 	memset(g, 0, sizeof *g);
+	g->first_refresh_ns = -1;
 	snprintf(f, sizeof f, "%s/cpu.stat", cpu_dir);
 	if (read_str(f, buf, sizeof buf))
 		return;
@@ -335,6 +336,73 @@ static void group_dirs(const char *path, char *cpu_dir, char *acct_dir,
 		path = "";
 	snprintf(cpu_dir, len, "%s%s", cpu_base, path);
 	snprintf(acct_dir, len, "%s%s", acct_base, path);
+}
+
+static bool measure_first_refresh;
+
+void fk_measure_first_refresh(bool on)
+{
+	measure_first_refresh = on;
+}
+
+/* Whether the group of cpu_dir has a quota (v1's cpu.cfs_quota_us, v2's
+ * cpu.max). */
+static bool group_limited(const char *cpu_dir)
+{
+	char f[400], buf[64];
+	snprintf(f, sizeof f, "%s/%s", cpu_dir,
+		 version == 1 ? "cpu.cfs_quota_us" : "cpu.max");
+	if (read_str(f, buf, sizeof buf))
+		return false;
+	return version == 1 ? strtoll(buf, NULL, 10) >= 0
+			    : strncmp(buf, "max", 3) != 0;
+}
+
+/*
+ * From t0, the start, read the cpu.stat of each limited group every 1 ms
+ * until its nr_periods passes start[i]'s count, and note when, in
+ * start[i].first_refresh_ns: its period grid's phase, where in a period
+ * the kernel refreshes it, which the simulator draws unless told.  At
+ * most until stop_ns; each group is read only until its first refresh.
+ */
+static void watch_first_refresh(const struct cfsbw_sim_scenario *sc,
+				struct fk_group *start, int64_t t0,
+				int64_t stop_ns)
+{
+	static const struct timespec ms = {0, 1000000};
+	char cpu_dir[320], acct_dir[320], f[400], buf[1024];
+	size_t left = 0;
+	for (size_t i = 0; i < sc->nr_groups; i++) {
+		group_dirs(sc->groups[i].path, cpu_dir, acct_dir,
+			   sizeof cpu_dir);
+		/* -2: to watch */
+		start[i].first_refresh_ns =
+			strcmp(sc->groups[i].path, "/") &&
+					group_limited(cpu_dir)
+				? -2
+				: -1;
+		left += start[i].first_refresh_ns == -2;
+	}
+	while (left && now_ns(CLOCK_MONOTONIC) < stop_ns) {
+		for (size_t i = 0; i < sc->nr_groups; i++) {
+			if (start[i].first_refresh_ns != -2)
+				continue;
+			group_dirs(sc->groups[i].path, cpu_dir, acct_dir,
+				   sizeof cpu_dir);
+			snprintf(f, sizeof f, "%s/cpu.stat", cpu_dir);
+			if (read_str(f, buf, sizeof buf) ||
+			    (uint64_t)stat_field(buf, "nr_periods") <=
+				    start[i].nr_periods)
+				continue;
+			start[i].first_refresh_ns =
+				now_ns(CLOCK_MONOTONIC) - t0;
+			left--;
+		}
+		nanosleep(&ms, NULL);
+	}
+	for (size_t i = 0; i < sc->nr_groups; i++)
+		if (start[i].first_refresh_ns == -2)
+			start[i].first_refresh_ns = -1;
 }
 
 static int make_groups(const struct cfsbw_sim_scenario *sc, char *err,
@@ -566,6 +634,12 @@ int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 	int64_t t0 = now_ns(CLOCK_MONOTONIC);
 	close(go[1]); /* every task starts */
 	go[1] = -1;
+	if (measure_first_refresh) {
+		int64_t stop = t0 + 1100 * 1000000LL;
+		watch_first_refresh(sc, start, t0,
+				    stop < t0 + duration_ns ? stop
+							    : t0 + duration_ns);
+	}
 	fk_sleep_until(t0 + duration_ns);
 	int64_t wall = now_ns(CLOCK_MONOTONIC) - t0;
 	struct fk_group all;
@@ -573,6 +647,7 @@ int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 		group_dirs(sc->groups[i].path, cpu_dir, acct_dir,
 			   sizeof cpu_dir);
 		snapshot(cpu_dir, acct_dir, &groups[i]);
+		groups[i].first_refresh_ns = start[i].first_refresh_ns;
 	}
 	snapshot(cpu_base, acct_base, &all);
 	for (size_t i = 0; i < sc->nr_tasks; i++) {

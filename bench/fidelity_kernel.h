@@ -22,6 +22,10 @@ struct fk_group {
 	uint64_t nr_periods;   /* cpu.stat growth over the run */
 	uint64_t nr_throttled;
 	int64_t throttled_ns;
+	/* with fk_measure_first_refresh(true): when its first refresh came
+	 * (cpu.stat's nr_periods grew), ns after the tasks started; -1: none
+	 * seen (no limit, or not measured) */
+	int64_t first_refresh_ns;
 };
 
 /* One task line over the run: its latencies (duty cycles, requests), and
@@ -64,6 +68,14 @@ const char *fk_cgroup_version(void);
 int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 	   uint64_t seed, struct fk_group *groups, struct fk_line *lines,
 	   struct fk_load *load, char *err, size_t errlen);
+
+/*
+ * Whether fk_run watches each limited group's cpu.stat, every 1 ms from
+ * the start until its first refresh (at most 1.1 s: the longest period),
+ * to give fk_group.first_refresh_ns.  Off by default: the watch takes a
+ * little CPU beside the scenario's.
+ */
+void fk_measure_first_refresh(bool on);
 
 /* Remove the parent group (at the end; also done on a signal). */
 void fk_teardown(void);
