@@ -540,10 +540,13 @@ static int fidelity(const char *path, unsigned runs, double scale,
 				continue;
 			printf("%-22s first refresh of %s, kernel runs 1 to %u:",
 			       "", sc.groups[g].path, runs);
-			for (unsigned r = 0; r < runs; r++)
-				printf(" %.1f",
-				       (double)k[r * ng + g].first_refresh_ns /
-					       1e6);
+			for (unsigned r = 0; r < runs; r++) {
+				int64_t f = k[r * ng + g].first_refresh_ns;
+				if (f < 0)
+					printf(" none");
+				else
+					printf(" %.1f", (double)f / 1e6);
+			}
 			printf(" ms after the start\n");
 		}
 		printf("%-22s load outside the scenario %.3f..%.3f cores, "
