@@ -372,6 +372,35 @@ static void tally_row(struct tally *t, const struct sim_row *x)
 	t->throttle_ok += x->throttle_ok;
 }
 
+/*
+ * Runs 0..runs-1 of sc in the simulator, into out[]: run r with seed
+ * seed0 + r and, when k (the kernel runs' groups, runs x nr_groups) is
+ * given, each group's first period where kernel run r had it; without
+ * k, the scenario's own.  0, or the first failure (said on stderr).
+ */
+static int sim_runs(struct cfsbw_sim_scenario *sc, unsigned runs,
+		    uint64_t seed0, const struct fk_group *k,
+		    struct cfsbw_sim **out, const char *path)
+{
+	size_t ng = sc->nr_groups;
+	struct cfsbw_sim_error serr;
+	for (unsigned r = 0; r < runs; r++) {
+		sc->seed = seed0 + r;
+		for (size_t g = 0; g < ng; g++) {
+			int64_t f = k ? k[r * ng + g].first_refresh_ns : 0;
+			sc->groups[g].first_period_ns = f > 0 ? f : 0;
+		}
+		int rc = cfsbw_sim_create(sc, &out[r], &serr);
+		if (rc) {
+			fprintf(stderr, "bench_fidelity: %s: sim: %u: %s\n",
+				path, serr.line, serr.msg);
+			return rc;
+		}
+		cfsbw_sim_run(out[r]);
+	}
+	return 0;
+}
+
 /* tally[v]: the rows of variant v (variant()) within the targets; with
  * --first-period measured, tally[NR_VARIANTS] too. */
 static int fidelity(const char *path, unsigned runs, double scale,
@@ -430,46 +459,25 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	struct cfsbw_sim *all_sims[NR_VARIANTS][MAX_RUNS] = {{NULL}};
 	uint64_t seed0 = sc.seed;
 	rc = k && kl ? 0 : -ENOMEM;
-	for (unsigned m = 0; m < NR_VARIANTS; m++) {
+	if (sim_first_period_set)
+		sc.first_period = sim_first_period;
+	for (unsigned m = 0; !rc && m < NR_VARIANTS; m++) {
 		sc.scheduler = variant_scheduler(m);
 		sc.balance_load = variant_load(m);
 		sc.wake_scan = variant_wake_scan(m);
-		if (sim_first_period_set)
-			sc.first_period = sim_first_period;
-		for (unsigned r = 0; !rc && r < runs; r++) {
-			sc.seed = seed0 + r;
-			for (size_t g = 0; sim_first_period_measured && g < ng;
-			     g++)
-				sc.groups[g].first_period_ns =
-					k[r * ng + g].first_refresh_ns > 0
-						? k[r * ng + g].first_refresh_ns
-						: 0;
-			rc = cfsbw_sim_create(&sc, &all_sims[m][r], &serr);
-			if (!rc)
-				cfsbw_sim_run(all_sims[m][r]);
-			else
-				fprintf(stderr, "bench_fidelity: %s: sim: %u: "
-					"%s\n", path, serr.line, serr.msg);
-		}
+		rc = sim_runs(&sc, runs, seed0,
+			      sim_first_period_measured ? k : NULL,
+			      all_sims[m], path);
 	}
 	/* With measured phases, the chosen model once more with the
 	 * scenario's own first_period, on the same kernel runs: what the
 	 * measured phase changes, apart from the kernel's run-to-run moves. */
 	struct cfsbw_sim *own_sims[MAX_RUNS] = {NULL};
-	for (unsigned r = 0; !rc && sim_first_period_measured && r < runs;
-	     r++) {
+	if (!rc && sim_first_period_measured) {
 		sc.scheduler = sim_scheduler;
 		sc.balance_load = sim_balance_load;
 		sc.wake_scan = sim_wake_scan;
-		sc.seed = seed0 + r;
-		for (size_t g = 0; g < ng; g++)
-			sc.groups[g].first_period_ns = 0;
-		rc = cfsbw_sim_create(&sc, &own_sims[r], &serr);
-		if (!rc)
-			cfsbw_sim_run(own_sims[r]);
-		else
-			fprintf(stderr, "bench_fidelity: %s: sim: %u: %s\n",
-				path, serr.line, serr.msg);
+		rc = sim_runs(&sc, runs, seed0, NULL, own_sims, path);
 	}
 	struct cfsbw_sim **sims = all_sims[variant(sim_scheduler,
 						   sim_balance_load)],
