@@ -21,7 +21,7 @@
 # a kernel cgroup with no limit and the largest cpu.shares (262144), as the
 # other benchmarks' sides do: other work (each task at 1024) then takes
 # about 0.4% of the CPU the builds want, and the builds run as on a quiet
-# machine (CFSBW_BENCH_SHIELD=0 runs without).
+# machine (CFSBW_BENCH_SHIELD=0 runs without; lib/shield.sh).
 #
 #   REPLAY_MAKE_NICE=-19 sh bench/replay_make.sh
 #       runs `cfsbw run --cpus 0.5` (and its build) at that nice value, as
@@ -33,24 +33,16 @@ bin=${CFSBW_BIN:-$(pwd)/build/cfsbw}
 rec_bin=${CFSBW_RECORD_BIN:-$bin}
 src=$(pwd)
 work=$(mktemp -d /tmp/cfsbw-replay-make-XXXXXX)
-kroot=/sys/fs/cgroup/cpu
-shield=""
+. "$(dirname "$0")/lib/shield.sh"
 klim=""
 unshield() {
 	rm -rf "$work"
 	[ -z "$klim" ] || rmdir "$klim" 2>/dev/null || true
-	[ -n "$shield" ] || return 0
-	echo $$ > "$kroot/cgroup.procs"
-	rmdir "$shield" 2>/dev/null || true
+	shield_leave
 }
 trap unshield EXIT
-trap 'exit 1' INT TERM HUP
-if [ "${CFSBW_BENCH_SHIELD:-1}" != 0 ] && [ "$(id -u)" = 0 ] && [ -w "$kroot/cgroup.procs" ]; then
-	shield=$kroot/cfsbw-bench-replay-$$
-	mkdir "$shield"
-	echo 262144 > "$shield/cpu.shares"
-	echo $$ > "$shield/cgroup.procs"
-fi
+trap 'exit 1' INT TERM HUP PIPE
+shield_enter cfsbw-bench-replay
 
 if ! "$rec_bin" record --help >/dev/null 2>&1; then
 	echo "replay_make: $rec_bin has no record command" >&2

@@ -27,18 +27,16 @@ rounds=${THROTTLE_COST_ROUNDS:-3}
 compiles=${THROTTLE_COST_COMPILES:-12}
 src=$(pwd)
 work=$(mktemp -d /tmp/cfsbw-throttle-cost-XXXXXX)
-kroot=/sys/fs/cgroup/cpu
-shield=""
+. "$(dirname "$0")/lib/shield.sh"
+kroot=$shield_kroot
 klim=""
 cleanup() {
 	[ -z "$klim" ] || rmdir "$klim" 2>/dev/null || true
 	rm -rf "$work"
-	[ -n "$shield" ] || return 0
-	echo $$ > "$kroot/cgroup.procs"
-	rmdir "$shield" 2>/dev/null || true
+	shield_leave
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+trap 'exit 1' INT TERM HUP PIPE
 
 if [ ! -x "$bin" ]; then
 	echo "throttle_cost: $bin: not built (make)" >&2
@@ -55,18 +53,12 @@ if ! "$cc" -std=c11 -O2 -I"$src/include" -I"$src/src" -c \
 	exit 1
 fi
 
-# As the other benchmarks: as root with v1's cpu, everything here in a
-# group with the largest cpu.shares, so that other work takes little of
-# the CPU the copies want; the kernel's limits are groups inside it.
+# As the other benchmarks, shielded (lib/shield.sh); the kernel's limits
+# are groups inside the shield.
 kernel=""
 if [ "$(id -u)" = 0 ] && [ -w "$kroot/cgroup.procs" ]; then
 	kernel=v1
-	if [ "${CFSBW_BENCH_SHIELD:-1}" != 0 ]; then
-		shield=$kroot/cfsbw-bench-throttle-cost-$$
-		mkdir "$shield"
-		echo 262144 > "$shield/cpu.shares"
-		echo $$ > "$shield/cgroup.procs"
-	fi
+	shield_enter cfsbw-bench-throttle-cost
 elif [ "$(id -u)" = 0 ] &&
 	grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null; then
 	kernel=v2
@@ -151,9 +143,10 @@ median() {
 		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+shielded=""
+[ -z "$shield" ] || shielded=", shielded (cpu.shares 262144)"
 echo "== what being throttled costs in CPU: two copies of fixed work at" \
-	"once, $(nproc) CPUs, half a CPU between them${shield:+, shielded" \
-	"(cpu.shares 262144)}"
+	"once, $(nproc) CPUs, half a CPU between them$shielded"
 [ -n "$kernel" ] || echo "   the kernel's limits: not run (needs root" \
 	"and cgroup v1 cpu or v2 cpu.max)"
 echo "   before: load $(cut -d' ' -f1-3 /proc/loadavg)"
