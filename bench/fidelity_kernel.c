@@ -680,6 +680,8 @@ int fk_run(const struct cfsbw_sim_scenario *sc, int64_t duration_ns,
 	if (load->others_cores < 0)
 		load->others_cores = 0;
 	load->steal_cores = (double)(steal1 - steal0) / (double)wall;
+	load->wall_ns = wall;
+	load->scenario_cores = (double)ours / (double)wall;
 	rc = 0;
 out:
 	undo();
