@@ -29,6 +29,8 @@
  * outside during each kernel run, and how long each ran: the kernel's
  * usage and rates are over that measured time, not the time asked, and
  * a run whose groups used more CPU than the machine has is named.
+ * Each kernel run starts after a pause of 0 to 500 ms drawn from its
+ * seed, so that runs do not share their first period's luck.
  * --scale F multiplies every scenario's duration (0.2: a quick look);
  * --balance-load and --wake-scan choose the table's model as `cfsbw sim
  * --balance-load` and `--wake-scan` would; the per-task lines give the
@@ -156,6 +158,24 @@ static long machine_slice_us(void)
 	long v = s ? strtol(s, NULL, 10) : 5000;
 	free(s);
 	return v;
+}
+
+/*
+ * The pause before kernel run r of a scenario: 0 to 500 ms (the suite's
+ * longest period), drawn from the run's seed.  The kernel's period
+ * timers keep a grid tied to the monotonic clock (docs/sim.md, "The
+ * kernel's first period is short"), so runs started back to back, each
+ * a whole number of periods long, would start at nearly the same place
+ * in it and share their first period's luck; the pause gives each run
+ * its own, as a service started at an arbitrary moment has.
+ */
+static int64_t run_pause_ns(uint64_t seed)
+{
+	uint64_t z = seed + 0x9e3779b97f4a7c15u; /* splitmix64's finaliser */
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	z ^= z >> 31;
+	return (int64_t)(z % 500000000u);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -437,6 +457,7 @@ static int fidelity(const char *path, unsigned runs, double scale,
 	struct fk_load load[MAX_RUNS];
 	char err[512];
 	for (unsigned r = 0; r < runs && k && kl; r++) {
+		fk_sleep_until(mono_ns() + run_pause_ns(sc.seed + r));
 		if (fk_run(&sc, sc.duration_ns, sc.seed + r, k + r * ng,
 			   kl + r * nt, &load[r], err, sizeof err)) {
 			fprintf(stderr, "bench_fidelity: %s: %s\n", path, err);
