@@ -239,11 +239,15 @@ void *cfsbw_group_driver_data(const struct cfsbw_group *g);
  * R10, as Linux since 6.4 (init_cfs_bandwidth sets a new group's period
  * timer to a random moment within one period, so that groups' refreshes
  * interleave): the group's period timer, started for the first time,
- * expires at the first moment phase_ns + k periods (k >= 0; phase_ns
- * taken modulo the period then) after the start, so its first period is
- * shorter than a whole one.  Negative: one period after the start, the
- * default.  No effect on a timer that started before, or with the tree's
- * periods aligned (cfsbw_tree_align_periods).  A configuration-class call.
+ * expires at phase_ns if that is still ahead, else at the first moment
+ * phase_ns + k periods after the start; then every period.  Its first
+ * period is shorter than a whole one, or longer when phase_ns is more
+ * than a period ahead, as Linux's is when the quota was set under a
+ * longer period (the default 100 ms) and the period changed after: the
+ * timer keeps the expiry it was armed with.  Negative: one period after
+ * the start, the default.  No effect on a timer that started before, or
+ * with the tree's periods aligned (cfsbw_tree_align_periods).  A
+ * configuration-class call.
  */
 void cfsbw_group_set_period_phase(struct cfsbw_group *g, int64_t phase_ns);
 /* The phase set (-1: none). */

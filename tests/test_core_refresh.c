@@ -407,9 +407,12 @@ TEST(aligned_periods_start_on_the_grid, "R10")
  * R10 as Linux since 6.4 (cfsbw_group_set_period_phase): a group whose
  * grid is 30 ms + k * 100 ms, started at 123 ms, first expires at 130 ms
  * (a first period of 7 ms), then every 100 ms; started at 10 ms, at its
- * phase, 30 ms, still ahead; a phase of 250 ms is 50 ms modulo the
- * period; a negative phase is the default, a whole period after the
- * start; a timer that started before keeps its grid.
+ * phase, 30 ms, still ahead; a phase of 250 ms, more than a period
+ * ahead of 123 ms, is kept (a first period of 127 ms, as Linux's timer
+ * armed under a longer period), then every 100 ms; one already passed
+ * (30 ms at 123) is the grid's next point; a negative phase is the
+ * default, a whole period after the start; a timer that started before
+ * keeps its grid.
  */
 TEST(a_phase_puts_the_first_expiry_on_the_groups_grid, "R10")
 {
@@ -434,13 +437,17 @@ TEST(a_phase_puts_the_first_expiry_on_the_groups_grid, "R10")
 	drv_enqueue(&d, e, 0);
 	ASSERT_INT(drv_of(a)->period_expiry, ==, MS(130));
 	ASSERT_INT(drv_of(b)->period_expiry, ==, MS(30));
-	ASSERT_INT(drv_of(c)->period_expiry, ==, MS(150));
+	ASSERT_INT(drv_of(c)->period_expiry, ==, MS(250));
 	ASSERT_INT(drv_of(e)->period_expiry, ==, MS(223));
 	ASSERT_INT(drv_of(f)->period_expiry, ==, MS(110));
 	drv_advance(&d, MS(131));
 	ASSERT_INT(drv_of(a)->period_expiry, ==, MS(230));
 	struct cfsbw_stats st;
 	cfsbw_group_stats(a, &st);
+	ASSERT_UINT(st.nr_periods, ==, 1);
+	drv_advance(&d, MS(251));
+	ASSERT_INT(drv_of(c)->period_expiry, ==, MS(350));
+	cfsbw_group_stats(c, &st);
 	ASSERT_UINT(st.nr_periods, ==, 1);
 	ASSERT_UINT(d.nr_bad_events, ==, 0);
 	drv_fini(&d);

@@ -53,8 +53,10 @@ void cfsbw__pool_return(struct cfsbw_group *g, int64_t amount_ns)
 /*
  * A first start's expiry: one period from now, or on a grid, the group's
  * own (its phase) or, with the tree's periods aligned, every group's
- * (phase 0): the grid's first point after now, the phase itself while it
- * is still ahead.
+ * (phase 0): the phase itself while it is still ahead, even more than a
+ * period ahead (Linux's timer armed under the period a group had when
+ * its quota was set, forwarded by the new one only from its first
+ * expiry), else the grid's first point after now.
  */
 static int64_t first_expiry(const struct cfsbw_group *g, int64_t now_ns)
 {
@@ -62,7 +64,6 @@ static int64_t first_expiry(const struct cfsbw_group *g, int64_t now_ns)
 	int64_t phase = g->tree->align_periods ? 0 : g->pool.phase_ns;
 	if (phase < 0)
 		return time_add_sat(now_ns, period);
-	phase %= period;
 	return phase > now_ns ? phase
 			      : time_forward(phase, now_ns, period, NULL);
 }

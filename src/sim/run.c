@@ -210,11 +210,11 @@ int cfsbw_sim_run(struct cfsbw_sim *s)
 	if (s->nr_cpus > 1)
 		cfsbw_sim__timer_arm(&s->evq, &s->balance_timer, s->balance_ns);
 	/* a timeline row per period, on the group's grid: a first period
-	 * cut short (first_period) has a short first row */
+	 * cut short or drawn longer (first_period) has a first row as long */
 	for (size_t i = 0; s->timeline && i < s->nr_groups; i++) {
 		struct sim_group *g = s->groups[i];
 		int64_t period = cfsbw_group_period_ns(g->cg);
-		int64_t phase = cfsbw_group_period_phase_ns(g->cg) % period;
+		int64_t phase = cfsbw_group_period_phase_ns(g->cg);
 		cfsbw_sim__timer_arm(&s->evq, &g->sample_timer,
 				     phase > 0 ? phase : period);
 	}

@@ -187,11 +187,17 @@ static int add_group(struct cfsbw_sim *s, struct cfsbw_group *cg)
 
 /*
  * Where group number i's period grid lies (the scenario's first_period):
- * a share of its period, or a point of it drawn for the group from the
- * seed, uniform as Linux's get_random_u32_below(period).
+ * a share of its period, or a point drawn for the group from the seed,
+ * uniform as Linux's get_random_u32_below(period), within armed_ns: the
+ * period the group had when its quota was set.  Linux arms the timer
+ * then and forwards it by a changed period only from its first expiry,
+ * so a quota written before the period (at the default 100 ms) has its
+ * first refresh within 100 ms, whatever the period after (docs/sim.md,
+ * "The kernel's first period is short").
  */
 static int64_t first_period_phase(const struct cfsbw_sim *s,
-				  const struct cfsbw_group *cg, size_t i)
+				  const struct cfsbw_group *cg, size_t i,
+				  int64_t armed_ns)
 {
 	int64_t period = cfsbw_group_period_ns(cg);
 	if (s->sc->first_period > 0)
@@ -200,7 +206,7 @@ static int64_t first_period_phase(const struct cfsbw_sim *s,
 	uint64_t key = cfsbw_sim__stream_key(s->sc->seed,
 					     FIRST_PERIOD_STREAMS + i);
 	cfsbw_sim__stream_seed(&st, key);
-	return (int64_t)(cfsbw_sim__stream_next(&st) % (uint64_t)period);
+	return (int64_t)(cfsbw_sim__stream_next(&st) % (uint64_t)armed_ns);
 }
 
 static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
@@ -241,9 +247,13 @@ static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 						: errno_text(rc));
 			return rc == -ENOMEM ? rc : -EINVAL;
 		}
+		int64_t armed_ns = 0; /* the period when a quota was set */
 		for (size_t k = 0; k < gs->nr_settings; k++) {
 			const struct cfsbw_sim_setting *st = &gs->settings[k];
 			rc = cfsbw_file_write(cg, st->file, st->value, 0);
+			if (!rc && !armed_ns &&
+			    cfsbw_group_quota_ns(cg) != CFSBW_RUNTIME_INF)
+				armed_ns = cfsbw_group_period_ns(cg);
 			if (rc == -ENOENT) {
 				set_error(err, gs->line,
 					  "%s=%s: no file %s in this policy",
@@ -270,7 +280,10 @@ static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 			cfsbw_group_set_period_phase(cg, gs->first_period_ns);
 		} else if (sc->first_period) {
 			cfsbw_group_set_period_phase(
-				cg, first_period_phase(s, cg, i));
+				cg, first_period_phase(
+					    s, cg, i,
+					    armed_ns ? armed_ns
+						     : cfsbw_group_period_ns(cg)));
 		}
 	}
 	return 0;
