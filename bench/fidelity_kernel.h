@@ -44,8 +44,8 @@ struct fk_load {
 	double steal_cores;  /* time the hypervisor took, cores */
 	double loadavg1;     /* /proc/loadavg at the start */
 	/* From the tasks' start to the end snapshot: the kernel's usage and
-	 * its tasks' rates are over this, which a stalled virtual machine
-	 * can make longer than the run asked (seen: 5.6 s for 5) */
+	 * its tasks' rates are over this, which a late wake-up of the
+	 * benchmark would make longer than the run asked */
 	int64_t wall_ns;
 	double scenario_cores; /* its groups together, over wall_ns */
 };
