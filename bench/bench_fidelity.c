@@ -171,11 +171,7 @@ static long machine_slice_us(void)
  */
 static int64_t run_pause_ns(uint64_t seed)
 {
-	uint64_t z = seed + 0x9e3779b97f4a7c15u; /* splitmix64's finaliser */
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-	z ^= z >> 31;
-	return (int64_t)(z % 500000000u);
+	return (int64_t)fk_draw_below(seed, 500000000u);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -42,6 +42,17 @@ static void spin_cpu(int64_t cpu_ns)
 		;
 }
 
+/* Stream 2^62 of a seed: tasks draw from 2k and 2k + 1, the groups'
+ * first periods from 2^63 + i (setup.c). */
+#define BENCH_STREAM (UINT64_C(1) << 62)
+
+uint64_t fk_draw_below(uint64_t seed, uint64_t n)
+{
+	struct sim_stream st;
+	cfsbw_sim__stream_seed(&st, cfsbw_sim__stream_key(seed, BENCH_STREAM));
+	return cfsbw_sim__stream_next(&st) % n;
+}
+
 void fk_sleep_until(int64_t t)
 {
 	struct timespec ts = {(time_t)(t / 1000000000), (long)(t % 1000000000)};

@@ -37,4 +37,8 @@ _Noreturn void fk_task_main(const struct cfsbw_sim_task_spec *t,
 /* Sleep until CLOCK_MONOTONIC time t (ns). */
 void fk_sleep_until(int64_t t);
 
+/* A number below n drawn for seed from the simulator's streams (rng.c),
+ * from one no simulated task or group draws from: the benchmark's own. */
+uint64_t fk_draw_below(uint64_t seed, uint64_t n);
+
 #endif

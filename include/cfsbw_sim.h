@@ -120,7 +120,8 @@ struct cfsbw_sim_group_spec {
 	struct cfsbw_sim_setting *settings;
 	size_t nr_settings;
 	/* > 0: where this group's period grid lies, ns from the start (its
-	 * first refresh at that moment modulo the period), in place of the
+	 * first refresh at that moment, even more than a period after the
+	 * start, then every period), in place of the
 	 * scenario's first_period: a kernel run's own phase, measured, given
 	 * to the simulated run (bench_fidelity --first-period measured).
 	 * Not a directive of scenario files; 0: the scenario's. */

@@ -189,7 +189,8 @@ static int add_group(struct cfsbw_sim *s, struct cfsbw_group *cg)
  * Where group number i's period grid lies (the scenario's first_period):
  * a share of its period, or a point drawn for the group from the seed,
  * uniform as Linux's get_random_u32_below(period), within armed_ns: the
- * period the group had when its quota was set.  Linux arms the timer
+ * period the group had when its quota was set (0: none was, its own
+ * period).  Linux arms the timer
  * then and forwards it by a changed period only from its first expiry,
  * so a quota written before the period (at the default 100 ms) has its
  * first refresh within 100 ms, whatever the period after (docs/sim.md,
@@ -202,6 +203,8 @@ static int64_t first_period_phase(const struct cfsbw_sim *s,
 	int64_t period = cfsbw_group_period_ns(cg);
 	if (s->sc->first_period > 0)
 		return period * s->sc->first_period / 100;
+	if (armed_ns <= 0)
+		armed_ns = period;
 	struct sim_stream st;
 	uint64_t key = cfsbw_sim__stream_key(s->sc->seed,
 					     FIRST_PERIOD_STREAMS + i);
@@ -280,10 +283,7 @@ static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 			cfsbw_group_set_period_phase(cg, gs->first_period_ns);
 		} else if (sc->first_period) {
 			cfsbw_group_set_period_phase(
-				cg, first_period_phase(
-					    s, cg, i,
-					    armed_ns ? armed_ns
-						     : cfsbw_group_period_ns(cg)));
+				cg, first_period_phase(s, cg, i, armed_ns));
 		}
 	}
 	return 0;
