@@ -561,6 +561,7 @@ TEST(shipped_scenarios_run, "section-7")
 	static const char *const files[] = {
 		"seed-examples.sim", "hierarchy.sim", "stranded-slices.sim",
 		"stranded-slices-hardlimits.sim", "latency-periods.sim",
+		"kubernetes-node-64.sim",
 	};
 	static const char *const policies[] = {"v4", "upstream", "hardlimits"};
 	ASSERT_TRUE(getenv("CFSBW_BIN") != NULL); /* make test sets it */
