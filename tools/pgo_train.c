@@ -6,10 +6,9 @@
  * What the optimiser sees is what users run, never the benchmarks' own
  * cases: bench_sim measures the result on scenarios it was not shown.
  * One of them is a full node of many CPUs (scenarios/kubernetes-node-64
- * .sim): without a run where every CPU is busy with many groups, the
- * optimiser learnt the balancer, the tick and the deep queues from
- * nearly idle machines (with it, bench_sim's issue case ran 1.02 times
- * as fast, 2026-12-07, docs/sim.md "Speed").
+ * .sim), the one run where every CPU is busy with many groups; the
+ * others are small machines or nearly idle large ones.  bench_sim's
+ * issue case ran no faster for it (docs/sim.md "Speed", 2026-12-07).
  *
  * A combination a file refuses (a policy without a file it sets) is
  * skipped; a file that cannot be read or parsed at all, or a run that
