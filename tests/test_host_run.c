@@ -99,16 +99,6 @@ static double r13_tol(const struct run_result *r)
 }
 
 /*
- * How much longer than its group was throttled a busy thread may be held,
- * beyond cfsbw's own wait for a CPU: stopping and resuming it (a
- * PTRACE_CONT per thread at each refresh, 30-40 us here, docs/host.md
- * section 3) and holding a new process until its parent's fork event
- * names it.  Measured: see HELD_SLACK_S's figures in docs/host.md,
- * section 7.
- */
-#define HELD_SLACK_S 0.05
-
-/*
  * The checks of every run (see the top): cfsbw saw all the CPU time (R5:
  * short-lived processes included); the group got at most what R13 allows
  * (the pools handed out, and the overrun of its last throttle: what ran
@@ -151,15 +141,6 @@ static double r13_tol(const struct run_result *r)
 			   (span_s(&(r)) - cfsbw_wait_s(&(r))) / 0.100 - 2.0); \
 		ASSERT_DBL(held_excess_s(&(r)), <=, HELD_SLACK_S);             \
 	} while (0)
-
-/* How much longer than its group was throttled, and than cfsbw waited
- * for a CPU, a busy thread was held, in s: what CHECK_LIMIT bounds by
- * HELD_SLACK_S. */
-static double held_excess_s(const struct run_result *r)
-{
-	return (double)r->busy_max_held_ns / 1e9 -
-	       (double)(r->throttled_time + r->cfsbw_wait_ns) / 1e9;
-}
 
 /*
  * host_run for the tests that CHECK_LIMIT: a run whose busy thread was
