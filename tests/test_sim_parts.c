@@ -30,10 +30,11 @@ static int64_t rank(const int64_t *sorted, size_t n, size_t pct, size_t scale)
 /*
  * Lines of 1 to 5000 latencies, drawn from few values (many equal), from
  * many, already sorted, in reverse, on both sides of 2^32 ns (kept in
- * 4 bytes below it, in 8 in a list of their own from it: line_record),
- * and all but one far below the largest (a single outlier at the top):
- * p50, p99, p99.9, the maximum and the mean are those of the sorted
- * values, exactly.
+ * 4 bytes below it, in 8 in chunks of their own from it: line_record),
+ * one in sixteen above it (many chunks of short ones, one of long ones:
+ * the one copied end to end, the other read in place), and all but one
+ * far below the largest (a single outlier at the top): p50, p99, p99.9,
+ * the maximum and the mean are those of the sorted values, exactly.
  */
 TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
 {
@@ -52,7 +53,7 @@ TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
 	unsigned checked = 0, long_ones = 0;
 	const int64_t two32 = (int64_t)1 << 32;
 	for (size_t n = 1; n <= LAT_MAX; n = n < 40 ? n + 1 : n * 5 / 4) {
-		for (unsigned shape = 0; shape < 6; shape++) {
+		for (unsigned shape = 0; shape < 7; shape++) {
 			for (size_t i = 0; i < n; i++) {
 				uint64_t r = cfsbw_sim__stream_next(&st);
 				lat[i] = shape == 0 ? (int64_t)(r % 3) * 1000000
@@ -64,6 +65,9 @@ TEST(latency_percentiles_are_the_sorted_ranks, "section-7")
 					 : shape == 4
 						 /* around 2^32 */
 						 ? two32 - 2 + (int64_t)(r % 5)
+					 : shape == 5
+						 ? (int64_t)(r % 1000) +
+							   (i % 16 ? 0 : two32)
 						 /* all but one within 1 ms, one
 						  * 2 s: the ranks share the
 						  * bottom of the range */

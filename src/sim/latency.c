@@ -11,8 +11,11 @@
  * and a TLB entry per line: a fifth of bench_sim's issue case.)  Blocks
  * grow to 2 MB, on huge pages where the system gives them
  * (cfsbw_sim__alloc_bulk).  A latency under 2^32 ns (4.3 s) takes 4
- * bytes; a longer one 8, in a list of the line's own, all above the short
- * ones.
+ * bytes; a longer one 8, in chunks of the line's own too, all above the
+ * short ones.  (The long ones were an array per line, grown by doubling:
+ * in bench_sim's issue case, whose overloaded request lines queue for
+ * longer than that, they are a third of its million latencies, and the
+ * copies and faults of growing were 2% of the run.)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +31,11 @@ struct sim_lat_block {
 	/* then chunks, from offset sizeof(struct sim_lat_chunk) */
 };
 
-/* A new chunk for l, from the current block or a new one; false: out of
- * memory. */
-static bool lat_chunk_new(struct cfsbw_sim *s, struct sim_line *l)
+/* A new chunk at the end of the list from *first to *last, from the
+ * current block or a new one; NULL: out of memory. */
+static struct sim_lat_chunk *lat_chunk_new(struct cfsbw_sim *s,
+					   struct sim_lat_chunk **first,
+					   struct sim_lat_chunk **last)
 {
 	const size_t size = sizeof(struct sim_lat_chunk);
 	if ((size_t)(s->lat_end - s->lat_next) < size) {
@@ -39,7 +44,7 @@ static bool lat_chunk_new(struct cfsbw_sim *s, struct sim_line *l)
 		want = want < LAT_BLOCK_MAX ? want : LAT_BLOCK_MAX;
 		struct sim_lat_block *b = cfsbw_sim__alloc_bulk(s, want);
 		if (!b)
-			return false;
+			return NULL;
 		b->next = s->lat_blocks;
 		s->lat_blocks = b;
 		s->lat_block_size = want;
@@ -49,14 +54,12 @@ static bool lat_chunk_new(struct cfsbw_sim *s, struct sim_line *l)
 	struct sim_lat_chunk *c = (struct sim_lat_chunk *)(void *)s->lat_next;
 	s->lat_next += size;
 	c->next = NULL;
-	if (l->lat_last)
-		l->lat_last->next = c;
+	if (*last)
+		(*last)->next = c;
 	else
-		l->lat_first = c;
-	l->lat_last = c;
-	l->lat_slot = c->v;
-	l->lat_slot_end = c->v + SIM_LAT_CHUNK_VALUES;
-	return true;
+		*first = c;
+	*last = c;
+	return c;
 }
 
 void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
@@ -64,25 +67,31 @@ void cfsbw_sim__line_record(struct cfsbw_sim *s, struct sim_line *l,
 {
 	SIM_BUG_ON(latency_ns < 0);
 	if ((uint64_t)latency_ns <= UINT32_MAX) {
-		if (l->lat_slot == l->lat_slot_end && !lat_chunk_new(s, l)) {
-			l->lat_lost++; /* reported, never fatal */
-			return;
+		if (l->lat_slot == l->lat_slot_end) {
+			struct sim_lat_chunk *c =
+				lat_chunk_new(s, &l->lat_first, &l->lat_last);
+			if (!c) {
+				l->lat_lost++; /* reported, never fatal */
+				return;
+			}
+			l->lat_slot = c->v;
+			l->lat_slot_end = c->v + SIM_LAT_CHUNK_VALUES;
 		}
 		*l->lat_slot++ = (uint32_t)latency_ns;
 		l->nr_lat++;
 	} else {
-		if (l->nr_long == l->cap_long) {
-			size_t cap = l->cap_long ? 2 * l->cap_long : 16;
-			int64_t *p = cfsbw_sim__grow(s, l->lat_long, l->nr_long,
-						     cap, sizeof(*p));
-			if (!p) {
+		if (l->long_slot == l->long_slot_end) {
+			struct sim_lat_chunk *c =
+				lat_chunk_new(s, &l->long_first, &l->long_last);
+			if (!c) {
 				l->lat_lost++;
 				return;
 			}
-			l->lat_long = p;
-			l->cap_long = cap;
+			l->long_slot = c->lv;
+			l->long_slot_end = c->lv + SIM_LAT_CHUNK_LONGS;
 		}
-		l->lat_long[l->nr_long++] = latency_ns;
+		*l->long_slot++ = latency_ns;
+		l->nr_long++;
 	}
 	l->lat_sum += latency_ns;
 	if (latency_ns > l->lat_max)
@@ -93,6 +102,8 @@ void cfsbw_sim__line_clear(struct sim_line *l)
 {
 	l->lat_first = l->lat_last = NULL;
 	l->lat_slot = l->lat_slot_end = NULL;
+	l->long_first = l->long_last = NULL;
+	l->long_slot = l->long_slot_end = NULL;
 	l->nr_lat = l->nr_long = 0;
 	l->lat_sum = l->lat_max = 0;
 	l->lat_lost = 0;
@@ -106,8 +117,6 @@ void cfsbw_sim__lat_free(struct cfsbw_sim *s)
 		cfsbw_sim__free(s, b);
 	}
 	s->lat_next = s->lat_end = NULL;
-	for (size_t i = 0; i < s->nr_lines; i++)
-		cfsbw_sim__free(s, s->lines[i].lat_long);
 	cfsbw_sim__free(s, s->lat_scratch);
 	s->lat_scratch = NULL;
 	s->cap_scratch = 0;
@@ -195,42 +204,85 @@ static size_t rank_index(size_t n, size_t pct, size_t scale)
 }
 
 
-/* The short latencies below index `below` not yet placed, and the long
- * ones likewise: each selection leaves the smaller values before its
- * rank, so the next, lower rank is looked for among those alone (and is
- * already in place when it is that rank). */
+/* The short latencies from index `from` on not yet placed, and the long
+ * ones likewise: each selection leaves the larger values after its rank,
+ * so the next, higher rank is looked for among those alone (and is
+ * already in place when it is that rank).  Lowest rank first: the median
+ * over all the values, then p99 over the half above it, p99.9 over the
+ * hundredth above that, where highest first had each selection go over
+ * nearly all of them (4.5 comparisons a value against 7.5). */
 struct lat_view {
 	uint32_t *v;       /* the line's short latencies, contiguous */
 	size_t nr;
 	int64_t *lv;       /* its long ones */
-	size_t below, below_long;
+	size_t nr_long;
+	size_t from, from_long;
 };
 
 /* The value at rank k of the line's latencies sorted: the short ones
- * (all below the long ones), then the long ones. */
+ * (all below the long ones), then the long ones.  Ranks are asked in
+ * increasing order. */
 static int64_t lat_at(struct lat_view *w, size_t k)
 {
 	if (k >= w->nr) {
 		size_t j = k - w->nr;
-		if (j < w->below_long) {
-			select_long(w->lv, w->below_long, j);
-			w->below_long = j;
+		if (j >= w->from_long) {
+			select_long(w->lv + w->from_long,
+				    w->nr_long - w->from_long, j - w->from_long);
+			w->from_long = j + 1;
 		}
 		return w->lv[j];
 	}
-	if (k < w->below) {
-		select_short(w->v, w->below, k);
-		w->below = k;
+	if (k >= w->from) {
+		select_short(w->v + w->from, w->nr - w->from, k - w->from);
+		w->from = k + 1;
 	}
 	return w->v[k];
 }
 
+/* The n values of the list from c, each size bytes, per to a chunk,
+ * end to end at dst. */
+static void lat_gather(void *dst, const struct sim_lat_chunk *c, size_t n,
+		       size_t per, size_t size)
+{
+	char *at = dst;
+	for (; c && n; c = c->next) {
+		size_t k = n < per ? n : per;
+		memcpy(at, c->v, k * size);
+		at += k * size;
+		n -= k;
+	}
+}
+
+/* Room for the copies of a line's nr short and nr_long long latencies in
+ * s's scratch buffer (the size of the largest line, kept for the next):
+ * the short ones first, the long ones from the returned offset; SIZE_MAX:
+ * out of memory. */
+static size_t lat_scratch_fit(struct cfsbw_sim *s, size_t nr, size_t nr_long)
+{
+	if (nr > SIZE_MAX / 8 || nr_long > SIZE_MAX / 16)
+		return SIZE_MAX;
+	size_t long_at = (nr * sizeof(uint32_t) + 7) & ~(size_t)7;
+	size_t need = long_at + nr_long * sizeof(int64_t);
+	if (need > s->cap_scratch) {
+		/* on huge pages too: a line of millions is megabytes, each
+		 * page of which would be a fault */
+		cfsbw_sim__free(s, s->lat_scratch);
+		s->cap_scratch = 0;
+		s->lat_scratch = cfsbw_sim__alloc_bulk(s, need);
+		if (!s->lat_scratch)
+			return SIZE_MAX;
+		s->cap_scratch = need;
+	}
+	return long_at;
+}
+
 /*
  * After the run: p50, p99, p99.9 at their nearest ranks, found by
- * selection, highest rank first, in the line's one chunk or in a copy of
- * its chunks end to end (a buffer the size of the largest line, kept for
- * the next).  Where that buffer cannot be had, the line's percentiles are
- * lost, counted as lost latencies.
+ * selection, lowest rank first, in the line's one chunk of each size or
+ * in copies of its chunks end to end (in the scratch buffer).  Where that
+ * buffer cannot be had, the line's percentiles are lost, counted as lost
+ * latencies.
  */
 void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l)
 {
@@ -239,42 +291,36 @@ void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l)
 	memset(out, 0, sizeof(*out));
 	if (!n)
 		return;
-	struct lat_view w = {.nr = l->nr_lat, .lv = l->lat_long,
-			     .below = l->nr_lat, .below_long = l->nr_long};
-	if (l->lat_first && !l->lat_first->next) {
-		w.v = l->lat_first->v;
-	} else if (l->nr_lat) {
-		if (l->nr_lat > s->cap_scratch) {
-			/* on huge pages too: a line of millions is megabytes,
-			 * each page of which would be a fault */
-			cfsbw_sim__free(s, s->lat_scratch);
-			s->cap_scratch = 0;
-			uint32_t *p = l->nr_lat > SIZE_MAX / sizeof(*p)
-					      ? NULL
-					      : cfsbw_sim__alloc_bulk(
-							s, l->nr_lat * sizeof(*p));
-			s->lat_scratch = p;
-			if (!p) {
-				l->lat_lost += n;
-				return;
-			}
-			s->cap_scratch = l->nr_lat;
-		}
-		w.v = s->lat_scratch;
-		size_t at = 0;
-		for (const struct sim_lat_chunk *c = l->lat_first; c;
-		     c = c->next) {
-			size_t k = l->nr_lat - at < SIM_LAT_CHUNK_VALUES
-					   ? l->nr_lat - at
-					   : SIM_LAT_CHUNK_VALUES;
-			memcpy(w.v + at, c->v, k * sizeof(*w.v));
-			at += k;
+	struct lat_view w = {.nr = l->nr_lat, .nr_long = l->nr_long};
+	bool short_copied = l->lat_first && l->lat_first->next;
+	bool long_copied = l->long_first && l->long_first->next;
+	size_t long_at = 0;
+	if (short_copied || long_copied) {
+		long_at = lat_scratch_fit(s, short_copied ? l->nr_lat : 0,
+					  long_copied ? l->nr_long : 0);
+		if (long_at == SIZE_MAX) {
+			l->lat_lost += n;
+			return;
 		}
 	}
+	if (short_copied) {
+		w.v = s->lat_scratch;
+		lat_gather(w.v, l->lat_first, l->nr_lat, SIM_LAT_CHUNK_VALUES,
+			   sizeof(*w.v));
+	} else if (l->lat_first) {
+		w.v = l->lat_first->v;
+	}
+	if (long_copied) {
+		w.lv = (int64_t *)(void *)((char *)s->lat_scratch + long_at);
+		lat_gather(w.lv, l->long_first, l->nr_long,
+			   SIM_LAT_CHUNK_LONGS, sizeof(*w.lv));
+	} else if (l->long_first) {
+		w.lv = l->long_first->lv;
+	}
 	out->count = n;
-	out->p999_ns = lat_at(&w, rank_index(n, 999, 1000));
-	out->p99_ns = lat_at(&w, rank_index(n, 99, 100));
 	out->p50_ns = lat_at(&w, rank_index(n, 50, 100));
+	out->p99_ns = lat_at(&w, rank_index(n, 99, 100));
+	out->p999_ns = lat_at(&w, rank_index(n, 999, 1000));
 	out->max_ns = l->lat_max;
 	out->mean_ns = l->lat_sum / (int64_t)n;
 }

@@ -538,18 +538,24 @@ struct sim_task {
 	size_t trace_pos;
 };
 
-/* 1 KB of a line's latencies, from blocks all lines share (latency.c). */
+/* 1 KB of a line's latencies, from blocks all lines share (latency.c):
+ * 4-byte ones or 8-byte ones, each line keeping a list of each. */
 #define SIM_LAT_CHUNK_VALUES 254u
+#define SIM_LAT_CHUNK_LONGS 127u
 struct sim_lat_chunk {
 	struct sim_lat_chunk *next;
-	uint32_t v[SIM_LAT_CHUNK_VALUES];
+	union {
+		uint32_t v[SIM_LAT_CHUNK_VALUES];
+		int64_t lv[SIM_LAT_CHUNK_LONGS];
+	};
 };
 
 /* A task line, on cache lines of its own (64-byte aligned, setup.c): what
  * a completed request or cycle writes comes first. */
 struct sim_line {
-	/* latencies (latency.c): under 2^32 ns in chunks, from slot on in
-	 * the last; the longer ones in lat_long */
+	/* latencies (latency.c): under 2^32 ns in chunks of 4-byte values,
+	 * from lat_slot on in the last; the longer ones likewise in chunks
+	 * of 8-byte values */
 	_Alignas(64) uint32_t *lat_slot;
 	uint32_t *lat_slot_end;
 	size_t nr_lat;
@@ -557,8 +563,9 @@ struct sim_line {
 	uint64_t completed;
 	struct sim_lat_chunk *lat_first, *lat_last;
 	/* 64 */
-	int64_t *lat_long;
-	size_t nr_long, cap_long;
+	int64_t *long_slot, *long_slot_end;
+	size_t nr_long;
+	struct sim_lat_chunk *long_first, *long_last;
 	uint64_t lat_lost;
 	const struct cfsbw_sim_task_spec *spec;
 	int64_t state_ns[SIM_TS_COUNT]; /* its tasks', at the end of the run */
@@ -664,8 +671,8 @@ struct cfsbw_sim {
 	struct sim_lat_block *lat_blocks;
 	char *lat_next, *lat_end;
 	size_t lat_block_size;
-	uint32_t *lat_scratch; /* line_finish's copy of a line's chunks */
-	size_t cap_scratch;
+	void *lat_scratch; /* line_finish's copy of a line's chunks */
+	size_t cap_scratch; /* its bytes */
 };
 
 static inline struct sim_task *task_of(struct sim_entity *se)
