@@ -210,7 +210,8 @@ static size_t rank_index(size_t n, size_t pct, size_t scale)
  * already in place when it is that rank).  Lowest rank first: the median
  * over all the values, then p99 over the half above it, p99.9 over the
  * hundredth above that, where highest first had each selection go over
- * nearly all of them (4.5 comparisons a value against 7.5). */
+ * nearly all of them (Hoare's selection expects about 4.5 comparisons a
+ * value in all, against 7.5). */
 struct lat_view {
 	uint32_t *v;       /* the line's short latencies, contiguous */
 	size_t nr;
@@ -240,8 +241,8 @@ static int64_t lat_at(struct lat_view *w, size_t k)
 	return w->v[k];
 }
 
-/* The n values of the list from c, each size bytes, per to a chunk,
- * end to end at dst. */
+/* The first n values of the list of chunks from c (per values to a
+ * chunk, each `size` bytes), end to end at dst. */
 static void lat_gather(void *dst, const struct sim_lat_chunk *c, size_t n,
 		       size_t per, size_t size)
 {
@@ -260,7 +261,7 @@ static void lat_gather(void *dst, const struct sim_lat_chunk *c, size_t n,
  * out of memory. */
 static size_t lat_scratch_fit(struct cfsbw_sim *s, size_t nr, size_t nr_long)
 {
-	if (nr > SIZE_MAX / 8 || nr_long > SIZE_MAX / 16)
+	if (nr > SIZE_MAX / 16 || nr_long > SIZE_MAX / 16) /* no overflow */
 		return SIZE_MAX;
 	size_t long_at = (nr * sizeof(uint32_t) + 7) & ~(size_t)7;
 	size_t need = long_at + nr_long * sizeof(int64_t);
