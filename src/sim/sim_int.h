@@ -283,7 +283,6 @@ struct sim_group {
 	unsigned shares;
 	unsigned index;
 	unsigned depth;
-	void *mem;              /* the allocation of the group and its pc */
 	uint64_t throttles;
 	struct sim_timer period_timer, slack_timer, sample_timer;
 	/* timeline */
@@ -623,6 +622,11 @@ struct cfsbw_sim {
 	void *cpus_mem;            /* their allocation */
 	struct sim_group **groups; /* in creation order; [0] is the root */
 	size_t nr_groups;
+	/* the groups, each with its pc after it, one after the other in one
+	 * allocation (setup.c: add_group) */
+	void *groups_mem;
+	char *group_block;
+	size_t group_bytes, cap_groups;
 	struct sim_task *tasks;
 	void *tasks_mem;   /* tasks' allocation (tasks is aligned in it) */
 	void *lines_mem;   /* lines' allocation (lines is aligned in it) */
