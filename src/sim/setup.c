@@ -133,8 +133,8 @@ set_error(struct cfsbw_sim_error *err, unsigned line, const char *fmt, ...)
  * gets the allocation to free (63 bytes more), the result the aligned
  * start; NULL when out of memory or n * size overflows.  From 2 MB, in
  * a bulk block (huge pages where the system gives them): the groups of a
- * 64-CPU machine of 200 groups are 3 MB, 800 small pages each faulted in
- * as setup writes it (13 to 20 us a fault on the development VM). */
+ * 64-CPU machine of 200 groups are 2.5 MB, 600 small pages each faulted
+ * in as setup writes it (13 to 20 us a fault on the development VM). */
 static void *zalloc_lines(struct cfsbw_sim *s, size_t n, size_t size,
 			  void **mem)
 {
