@@ -256,18 +256,24 @@ static int64_t lat_at(struct lat_view *w, size_t k)
 	return w->v[k];
 }
 
-/* The first n values of the list of chunks from c (per values to a
- * chunk, each `size` bytes), end to end at dst. */
-static void lat_gather(void *dst, const struct sim_lat_chunk *c, size_t n,
-		       size_t per, size_t size)
+/* The first n values of the list of chunks from c (per to a chunk, each
+ * `size` bytes), contiguous: in place in a list of one chunk, else
+ * copied end to end into s's scratch buffer from byte `at` on
+ * (lat_scratch_fit made room); NULL for an empty list. */
+static void *lat_values(const struct cfsbw_sim *s, size_t at,
+			struct sim_lat_chunk *c, size_t n, size_t per,
+			size_t size)
 {
-	char *at = dst;
-	for (; c && n; c = c->next) {
+	if (!c || !c->next)
+		return c ? c->v : NULL;
+	char *dst = (char *)s->lat_scratch + at;
+	for (char *p = dst; c && n; c = c->next) {
 		size_t k = n < per ? n : per;
-		memcpy(at, c->v, k * size);
-		at += k * size;
+		memcpy(p, c->v, k * size);
+		p += k * size;
 		n -= k;
 	}
+	return dst;
 }
 
 /* Room for the copies of a line's nr short and nr_long long latencies in
@@ -319,20 +325,10 @@ void cfsbw_sim__line_finish(struct cfsbw_sim *s, struct sim_line *l)
 			return;
 		}
 	}
-	if (short_copied) {
-		w.v = s->lat_scratch;
-		lat_gather(w.v, l->lat_first, l->nr_lat, SIM_LAT_CHUNK_VALUES,
-			   sizeof(*w.v));
-	} else if (l->lat_first) {
-		w.v = l->lat_first->v;
-	}
-	if (long_copied) {
-		w.lv = (int64_t *)(void *)((char *)s->lat_scratch + long_at);
-		lat_gather(w.lv, l->long_first, l->nr_long,
-			   SIM_LAT_CHUNK_LONGS, sizeof(*w.lv));
-	} else if (l->long_first) {
-		w.lv = l->long_first->lv;
-	}
+	w.v = lat_values(s, 0, l->lat_first, l->nr_lat, SIM_LAT_CHUNK_VALUES,
+			 sizeof(*w.v));
+	w.lv = lat_values(s, long_at, l->long_first, l->nr_long,
+			  SIM_LAT_CHUNK_LONGS, sizeof(*w.lv));
 	out->count = n;
 	out->p50_ns = lat_at(&w, rank_index(n, 50, 100));
 	out->p99_ns = lat_at(&w, rank_index(n, 99, 100));
