@@ -55,6 +55,18 @@ rate() {
 		head -n 1
 }
 
+# The processor: the ratio moves with it (docs/sim.md, "Speed": 15.1 to
+# 15.3 M on an AMD EPYC of family 26, 12.1 to 12.4 M on family 25), so a
+# figure is quoted with it.
+if [ -r /proc/cpuinfo ]; then
+	awk -F': *' '
+		$1 ~ /^model name/ && !n { n = $2 }
+		$1 ~ /^cpu family/ && f == "" { f = $2 }
+		$1 ~ /^model[ \t]*$/ && m == "" { m = $2 }
+		END { if (n != "")
+			printf "sim_vs_issue: on %s, family %s, model %s\n",
+				n, f, m }' /proc/cpuinfo
+fi
 echo "round  issue's code  this build  ratio  (M events/s, best of 3 each)"
 i=1
 : >"$work/rounds"
