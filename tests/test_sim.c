@@ -440,6 +440,55 @@ TEST(balancing_never_moves_throttled_tasks, "R8")
 	run_end(&r);
 }
 
+/*
+ * Balancing looks at a CPU's tasks as Linux's detach_tasks does: from the
+ * least recently run, at as many as the CPU can run (R9's count), each
+ * one passed over going to the other end.  Tasks of a throttled group
+ * stay on the list and count against that budget (R8: none of them
+ * moves), so a CPU going idle beside throttled tasks that ran long ago
+ * may pull nothing, and the next pass takes the waiting task.
+ */
+TEST(balancing_looks_from_the_least_recently_run_task, "section-7 R8 R9")
+{
+	/* CPU 0: busy tasks a and c, and /lim's t2 and t4; CPU 1: duty task
+	 * b (50 ms, then sleeps) and /lim's t1 and t3.  /lim's 1 ms of quota
+	 * is spent by 1 ms (t1 on CPU 1, t2 on CPU 0), then its four tasks
+	 * wait throttled to the end, behind a and c on CPU 0's list */
+#define LRU_SCENARIO(lim)                                                      \
+	"cpus 2\nhz 1000\nduration 60ms\nmigration_cost 0ns\n"             \
+	"group /lim cpu.cfs_quota_us=" lim " cpu.cfs_period_us=100000\n"    \
+	"task / busy\ntask / duty run=50ms sleep=10s\ntask / busy\n"       \
+	"task /lim busy count=4\n"
+	struct run r;
+	struct cfsbw_sim_totals t;
+	struct cfsbw_sim_line_result a, b, c;
+
+	/* b sleeps at 51 ms (it waited 1 ms for t1): CPU 1, going idle,
+	 * looks at 2 of CPU 0's tasks (a running, c waiting), t2 and t4,
+	 * both throttled; the pass at 52 ms looks at c and a and pulls the
+	 * one waiting.  CPU 1 idles 1 ms. */
+	ASSERT_INT(run_start(&r, LRU_SCENARIO("1000")), ==, 0);
+	cfsbw_sim_totals(r.s, &t);
+	cfsbw_sim_line_result(r.s, 0, &a);
+	cfsbw_sim_line_result(r.s, 1, &b);
+	cfsbw_sim_line_result(r.s, 2, &c);
+	ASSERT_INT(b.cpu_ns, ==, 50 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(b.wait_ns, ==, 1 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_INT(t.busy_ns, ==, 119 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(t.migrations, ==, 1);
+	ASSERT_UINT(a.migrations + c.migrations, ==, 1);
+	run_end(&r);
+
+	/* not vacuous: with quota to spare /lim's tasks run and can move,
+	 * and CPU 1 takes one of them the moment b sleeps: never idle */
+	ASSERT_INT(run_start(&r, LRU_SCENARIO("100000")), ==, 0);
+	cfsbw_sim_totals(r.s, &t);
+	ASSERT_INT(t.busy_ns, ==, 120 * CFSBW_NSEC_PER_MSEC);
+	ASSERT_UINT(t.migrations, >=, 1);
+	run_end(&r);
+#undef LRU_SCENARIO
+}
+
 TEST(balancing_by_load_evens_out_groups, "section-7 R8")
 {
 	struct run r;
@@ -1339,6 +1388,7 @@ TEST_MAIN(TEST_ENTRY(seed_quota_500ms_is_one_cpu)
 	  TEST_ENTRY(policies_upstream_and_hardlimits_selectable)
 	  TEST_ENTRY(report_labels_hardlimits_runtime_per_cpu)
 	  TEST_ENTRY(balancing_never_moves_throttled_tasks)
+	  TEST_ENTRY(balancing_looks_from_the_least_recently_run_task)
 	  TEST_ENTRY(balancing_by_load_evens_out_groups)
 	  TEST_ENTRY(cache_hot_task_moves_after_two_failed_passes)
 	  TEST_ENTRY(pelt_balances_by_the_average_not_the_instant)

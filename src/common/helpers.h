@@ -83,12 +83,30 @@ static inline void list_add_tail(struct list_head *head, struct list_head *n)
 	head->prev = n;
 }
 
+/* Links n in first, right after the head. */
+static inline void list_add_head(struct list_head *head, struct list_head *n)
+{
+	n->prev = head;
+	n->next = head->next;
+	head->next->prev = n;
+	head->next = n;
+}
+
 /* Unlinks n and leaves it an empty list of its own. */
 static inline void list_del(struct list_head *n)
 {
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
 	n->prev = n->next = n;
+}
+
+/* Moves n, on a list with head, to its head. */
+static inline void list_move_head(struct list_head *head, struct list_head *n)
+{
+	if (head->next == n)
+		return;
+	list_del(n);
+	list_add_head(head, n);
 }
 
 #define list_entry(link, type, member) container_of(link, type, member)

@@ -56,9 +56,9 @@ static bool task_hot(const struct cfsbw_sim *s, const struct sim_task *t)
  * same limit on dst.  On src, the task's own state says it (a queued task
  * is SIM_TS_THROTTLED exactly while the core throttles its group there,
  * itself or through an ancestor: task_attach, schedule_cpu,
- * set_queued_states), read from the line the list walk is on: four in
- * five of the tasks a balancing pass looks at are throttled, and asking
- * the core read a line of its accounts for each.  Last, a cache-hot task
+ * set_queued_states), read from the line the list walk is on: many of
+ * the tasks a balancing pass looks at are throttled, and asking the core
+ * read a line of its accounts for each.  Last, a cache-hot task
  * stays unless balancing towards dst has failed more than
  * CACHE_NICE_TRIES times in a row (can_migrate_task): without that, a
  * CPU going idle pulls over the task that was preempted a moment ago,
@@ -166,6 +166,10 @@ static uint64_t moved_load(struct cfsbw_sim *s, struct sim_task *t)
 			   : h;
 }
 
+/* The most tasks one balancing attempt looks at (Linux's
+ * sysctl_sched_nr_migrate). */
+#define NR_MIGRATE 32u
+
 /*
  * Pull one queued task that may move from src to dst (can_migrate).  With
  * a bound diff (the two CPUs' difference in load), only one whose load is
@@ -173,17 +177,30 @@ static uint64_t moved_load(struct cfsbw_sim *s, struct sim_task *t)
  * half the difference), so that moving it cannot swap the roles and send
  * it back at the next pass; UINT64_MAX: any task (newidle, or an empty
  * dst).
+ *
+ * As detach_tasks looks: from the least recently run task (the list's
+ * tail, run_task), at as many tasks as src can run (its R9 count, up to
+ * NR_MIGRATE), each one passed over going to the head, so that the next
+ * attempt starts further on.  A throttled group's tasks stay on the list
+ * and count against that budget: a CPU going idle beside a waiting task
+ * often finds only them and stays idle until a later pass, where looking
+ * through the whole list pulled the waiting task at once (docs/sim.md,
+ * "Fidelity": `10`'s `/rest`).
  */
 static bool pull_task(struct cfsbw_sim *s, unsigned src, unsigned dst,
 		      uint64_t diff, bool newidle)
 {
 	struct sim_cpu *from = &s->cpus[src];
-	list_for_each_entry(t, &from->tasks, struct sim_task, link)
-	{
-		if (!can_migrate(s, t, src, dst))
+	struct list_head *head = &from->tasks;
+	unsigned budget = from->nr < NR_MIGRATE ? from->nr : NR_MIGRATE;
+	for (unsigned loop = 0; loop < budget && !list_empty(head); loop++) {
+		struct sim_task *t =
+			list_entry(head->prev, struct sim_task, link);
+		if (!can_migrate(s, t, src, dst) ||
+		    (diff != UINT64_MAX && 2 * moved_load(s, t) > diff)) {
+			list_move_head(head, &t->link);
 			continue;
-		if (diff != UINT64_MAX && 2 * moved_load(s, t) > diff)
-			continue;
+		}
 		migrate_task(s, t, dst, newidle);
 		return true;
 	}

@@ -299,7 +299,7 @@ void cfsbw_sim__task_attach(struct cfsbw_sim *s, struct sim_task *t, unsigned c)
 	t->se.cfs_rq = &g->pc[c].q;
 	t->se.parent = g->parent ? &g->pc[c].se : NULL;
 	cfsbw_sim__cfs_enqueue_path(s, &t->se, c);
-	list_add_tail(&s->cpus[c].tasks, &t->link);
+	list_add_head(&s->cpus[c].tasks, &t->link); /* as Linux enqueues */
 	if (s->cpu_pelt)
 		cfsbw_sim__pelt_task_runnable(s, t, true);
 	t->runnable = true;
@@ -356,6 +356,9 @@ SIM_ALWAYS_INLINE void run_task(struct cfsbw_sim *s, unsigned c,
 	cpu->exec_start = s->now;
 	if (t != prev)
 		s->switches++;
+	/* the list runs from the most recently run (Linux's cfs_tasks):
+	 * balancing looks from the other end (pull_task) */
+	list_move_head(&cpu->tasks, &t->link);
 	cfsbw_sim__task_set_state(s, t, SIM_TS_RUNNING);
 	cpu_set_idle(s, c, false);
 	arm_burst(s, c);

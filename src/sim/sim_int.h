@@ -583,7 +583,8 @@ struct sim_cpu {
 	_Alignas(64) struct sim_task *curr;
 	int64_t exec_start;
 	struct sim_timer burst;
-	struct list_head tasks; /* runnable tasks here, in arrival order */
+	/* runnable tasks here, the most recently run or arrived first */
+	struct list_head tasks;
 	unsigned nr;           /* R9 count as last seen */
 	bool resched;          /* on the resched list */
 	bool idle;
