@@ -452,8 +452,9 @@ TEST(balancing_looks_from_the_least_recently_run_task, "section-7 R8 R9")
 {
 	/* CPU 0: busy tasks a and c, and /lim's t2 and t4; CPU 1: duty task
 	 * b (50 ms, then sleeps) and /lim's t1 and t3.  /lim's 1 ms of quota
-	 * is spent by 1 ms (t1 on CPU 1, t2 on CPU 0), then its four tasks
-	 * wait throttled to the end, behind a and c on CPU 0's list */
+	 * goes in the first tick (t1 on CPU 1 and t2 on CPU 0 run 1 ms each,
+	 * one of them on debt, R13), then its four tasks wait throttled to
+	 * the end, run less recently than a and c */
 #define LRU_SCENARIO(lim)                                                      \
 	"cpus 2\nhz 1000\nduration 60ms\nmigration_cost 0ns\n"             \
 	"group /lim cpu.cfs_quota_us=" lim " cpu.cfs_period_us=100000\n"    \
@@ -464,9 +465,10 @@ TEST(balancing_looks_from_the_least_recently_run_task, "section-7 R8 R9")
 	struct cfsbw_sim_line_result a, b, c;
 
 	/* b sleeps at 51 ms (it waited 1 ms for t1): CPU 1, going idle,
-	 * looks at 2 of CPU 0's tasks (a running, c waiting), t2 and t4,
-	 * both throttled; the pass at 52 ms looks at c and a and pulls the
-	 * one waiting.  CPU 1 idles 1 ms. */
+	 * looks at as many of CPU 0's tasks as CPU 0 can run (2: a and c),
+	 * the least recently run first: t2 and t4, both throttled, which go
+	 * to the list's head; the pass at 52 ms then finds the waiting one
+	 * of a and c first and pulls it.  CPU 1 idles 1 ms. */
 	ASSERT_INT(run_start(&r, LRU_SCENARIO("1000")), ==, 0);
 	cfsbw_sim_totals(r.s, &t);
 	cfsbw_sim_line_result(r.s, 0, &a);
