@@ -517,12 +517,12 @@ struct sim_task {
 	 * a busy one, at first the CPU it starts on (Linux's
 	 * recent_used_cpu) */
 	unsigned recent_cpu;
-	/* 256: its own draws, streams 2k and 2k + 1 of the seed for the k-th
+	/* 320: its own draws, streams 2k and 2k + 1 of the seed for the k-th
 	 * task (workload_init): requests' arrivals and service times
 	 * (requests.c); a duty task's random phase from the first.  One
 	 * cache line for both, read at every arrival and service. */
 	_Alignas(64) struct sim_stream draw[2];
-	/* 320: the rest, for traces */
+	/* 384: the rest, for traces */
 	/* trace: the steps it replays (its thread's, or the CSV's) */
 	const struct cfsbw_sim_trace_step *steps;
 	size_t nr_steps;
