@@ -240,12 +240,6 @@ static int setup_groups(struct cfsbw_sim *s, struct cfsbw_sim_error *err)
 	s->cap_groups = sc->nr_groups + 1;
 	s->group_bytes = sizeof(struct sim_group) +
 			 (size_t)s->nr_cpus * sizeof(struct sim_gcpu);
-	/* an odd number of cache lines apart: a block on a huge page is
-	 * contiguous in physical memory too, and the entities of one CPU in
-	 * successive groups, an even number of lines apart, would crowd
-	 * fewer cache sets (a guard: bench_sim measured no difference) */
-	if ((s->group_bytes / 64) % 2 == 0)
-		s->group_bytes += 64;
 	s->group_block = zalloc_lines(s, s->cap_groups, s->group_bytes,
 				      &s->groups_mem);
 	if (!s->group_block)
