@@ -257,9 +257,9 @@ static int64_t lat_at(struct lat_view *w, size_t k)
 }
 
 /* The first n values of the list of chunks from c (`per` values to a
- * chunk, each value `size` bytes), contiguous: in place in a list of one chunk, else
- * copied end to end into s's scratch buffer from byte `at` on
- * (lat_scratch_fit made room); NULL for an empty list. */
+ * chunk, each value `size` bytes), contiguous: in place in a list of one
+ * chunk, else copied end to end into s's scratch buffer from byte `at`
+ * on (lat_scratch_fit made room); NULL for an empty list. */
 static void *lat_values(const struct cfsbw_sim *s, size_t at,
 			struct sim_lat_chunk *c, size_t n, size_t per,
 			size_t size)
