@@ -83,13 +83,11 @@ static inline void list_add_tail(struct list_head *head, struct list_head *n)
 	head->prev = n;
 }
 
-/* Links n in first, right after the head. */
+/* Links n in first: before the first entry, or the head itself when the
+ * list is empty (which list_add_tail's "before head" does). */
 static inline void list_add_head(struct list_head *head, struct list_head *n)
 {
-	n->prev = head;
-	n->next = head->next;
-	head->next->prev = n;
-	head->next = n;
+	list_add_tail(head->next, n);
 }
 
 /* Unlinks n and leaves it an empty list of its own. */
