@@ -1,6 +1,6 @@
 /*
  * trace_cfsbw.c - the cfsbw trace format, version 1, as `cfsbw record`
- * writes it (docs/sim.md, "Replaying a recorded trace"):
+ * writes it (docs/sim.md, "Replaying real workloads"):
  *
  *     cfsbw-trace 1
  *     # comment
