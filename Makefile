@@ -34,7 +34,8 @@ WARNINGS := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	-Werror
 
 # -O3: the simulator's event loop runs 2-3% faster than at -O2
-# (bench_sim issue, alternated; docs/sim.md "Speed"), the same output.
+# (bench_sim issue, alternated; docs/sim-history.md "Speed"), the same
+# output.
 ifeq ($(MODE),debug)
 OPT := -O0 -g3
 else
@@ -46,7 +47,7 @@ CFLAGS ?= $(OPT)
 # Link-time optimisation with gcc (not under sanitizers, not in a debug
 # build): at every event the simulator calls the core across files (a
 # charge, "is it throttled?"), and inlined there the issue's case of
-# bench_sim runs 7% faster (docs/sim.md "Speed").  Fat objects: the
+# bench_sim runs 7% faster (docs/sim-history.md "Speed").  Fat objects: the
 # installed libcfsbw.a links without LTO too.
 ifeq ($(SANITIZE)$(MODE),release)
 ifeq ($(shell $(CC) --version 2>/dev/null | grep -c clang),0)
@@ -136,7 +137,7 @@ $(BUILD)/%.o: %.c
 # and bench/fidelity/ (never bench_sim's own cases) and leaves its counts
 # there; then as every other object, with those counts.  The event loop
 # runs 3% (bench_sim issue) to 20% (ticks) faster, the output the same
-# (docs/sim.md "Speed").  Both compiles of a file are given the same
+# (docs/sim-history.md "Speed").  Both compiles of a file are given the same
 # auxiliary name (-dumpdir, -dumpbase): gcc names a static function's
 # counts after it.  Not when cross-compiling (the trainer must run here);
 # make PGO= builds without.

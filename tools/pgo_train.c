@@ -8,7 +8,8 @@
  * One of them is a full node of many CPUs (scenarios/kubernetes-node-64
  * .sim), the one run where every CPU is busy with many groups; the
  * others are small machines or nearly idle large ones.  bench_sim's
- * issue case ran no faster for it (docs/sim.md "Speed", 2026-12-07).
+ * issue case ran no faster for it (docs/sim-history.md "Speed",
+ * 2026-12-07).
  *
  * A combination a file refuses (a policy without a file it sets) is
  * skipped; a file that cannot be read or parsed at all, or a run that
