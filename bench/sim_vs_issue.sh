@@ -56,7 +56,7 @@ rate() {
 }
 
 # The processor: the ratio moves with it (docs/sim.md, "Speed": 15.1 to
-# 15.3 M on an AMD EPYC of family 26, 11.8 to 12.4 M on family 25), so a
+# 15.3 M on an AMD EPYC of family 26, 11.8 to 12.7 M on family 25), so a
 # figure is quoted with it.
 if [ -r /proc/cpuinfo ]; then
 	awk -F': *' '
